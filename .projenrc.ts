@@ -1,0 +1,138 @@
+import { awscdk, javascript } from 'projen';
+
+const CDK_VERSION = '2.271.0';
+const CDK_CLI_VERSION = '2.1148.1';
+
+const project = new awscdk.AwsCdkConstructLibrary({
+  name: 'cdk-s3files-lambda',
+  description: 'AWS CDK constructs for Lambda functions with an Amazon S3 Files file system mounted: hardened bucket, service role, mount targets with a readiness waiter, access points, scoped IAM.',
+  author: 'S3 Files CDK team',
+  authorAddress: 'team@example.com',
+  repositoryUrl: 'https://github.com/example/cdk-s3files-lambda.git',
+  keywords: ['aws-cdk', 'cdk', 's3', 's3files', 'lambda', 'nfs', 'efs'],
+  defaultReleaseBranch: 'main',
+  packageManager: javascript.NodePackageManager.NPM,
+  projenrcTs: true,
+  // No hosted CI here: .ci/run is the pipeline.
+  github: false,
+  release: false,
+
+  cdkVersion: CDK_VERSION,
+  cdkVersionPinning: false,
+  jsiiVersion: '~6.0.0',
+  typescriptVersion: '~5.9.0',
+  minNodeVersion: '20.0.0',
+
+  publishToPypi: {
+    distName: 'cdk-s3files-lambda',
+    module: 'cdk_s3files_lambda',
+  },
+  publishToMaven: {
+    javaPackage: 'io.github.cdks3files.lambda',
+    mavenGroupId: 'io.github.cdks3files',
+    mavenArtifactId: 'cdk-s3files-lambda',
+  },
+
+  devDeps: [
+    `aws-cdk@${CDK_CLI_VERSION}`,
+    '@aws-cdk/integ-tests-alpha@2.245.0-alpha.0',
+    '@aws-sdk/client-s3',
+    '@aws-sdk/client-lambda',
+    '@aws-sdk/client-s3files',
+    '@aws-lambda-powertools/logger',
+    '@aws-lambda-powertools/metrics',
+    '@types/aws-lambda',
+    'aws-sdk-client-mock',
+    'cdk-nag@^3',
+    'esbuild',
+  ],
+
+  // Handlers live in lambda/; their bundles are built into assets/ and shipped.
+  bundlerOptions: {
+    assetsDir: 'assets',
+  },
+  lambdaAutoDiscover: false,
+  integrationTestAutoDiscover: false,
+
+  jestOptions: {
+    // A snapshot that no longer matches is a failure, never silently rewritten.
+    updateSnapshot: javascript.UpdateSnapshot.NEVER,
+    passWithNoTests: false,
+    jestConfig: {
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      collectCoverageFrom: ['src/**/*.ts', 'lambda/**/*.ts'],
+      coveragePathIgnorePatterns: ['/node_modules/', '-function\\.ts$'],
+      testTimeout: 60_000,
+    },
+  },
+  eslintOptions: {
+    dirs: ['src'],
+    devdirs: ['test', 'lambda', 'integ', 'benchmarks'],
+  },
+  tsconfigDev: {
+    include: ['lambda/**/*.ts', 'integ/**/*.ts', 'test/**/*.ts', 'benchmarks/**/*.ts'],
+    compilerOptions: {},
+  },
+  gitignore: [
+    'cdk.out/',
+    '/.venv/',
+    '/.m2-local/',
+    '/test/.tmp/',
+    '*.snapshot/asset.*',
+  ],
+  npmignoreEnabled: true,
+  npmIgnoreOptions: {
+    ignorePatterns: [
+      '/lambda/',
+      '/integ/',
+      '/cdk.json',
+      'cdk.out/',
+      '/examples/',
+      '/benchmarks/',
+      '/.ci/',
+      '/.venv/',
+      '/.m2-local/',
+      '/scripts/',
+    ],
+  },
+});
+
+// ---------------------------------------------------------------------------
+// Handlers, bundled with esbuild at build time (no esbuild/Docker at the user's synth).
+// The S3 Files client is bundled: the Lambda runtime's SDK may predate it.
+const runtimeProvidedSdk = ['@aws-sdk/client-s3', '@aws-sdk/client-lambda'];
+const handlerBundling = {
+  externals: runtimeProvidedSdk,
+  minify: true,
+  sourcemap: false,
+};
+
+new awscdk.LambdaFunction(project, {
+  entrypoint: 'lambda/wait-for-available/on-event.lambda.ts',
+  constructFile: 'src/private/wait-for-available-on-event-function.ts',
+  constructName: 'WaitForAvailableOnEventFunction',
+  runtime: awscdk.LambdaRuntime.NODEJS_22_X,
+  bundlingOptions: handlerBundling,
+  cdkDeps: project.cdkDeps,
+});
+new awscdk.LambdaFunction(project, {
+  entrypoint: 'lambda/wait-for-available/is-complete.lambda.ts',
+  constructFile: 'src/private/wait-for-available-is-complete-function.ts',
+  constructName: 'WaitForAvailableIsCompleteFunction',
+  runtime: awscdk.LambdaRuntime.NODEJS_22_X,
+  bundlingOptions: handlerBundling,
+  cdkDeps: project.cdkDeps,
+});
+
+// The integ app's handlers: bundled the same way, but not shipped in the npm package.
+for (const name of ['processor-s3files', 'processor-s3api', 'benchmark']) {
+  project.bundler.addBundle(`lambda/${name}/index.ts`, {
+    target: awscdk.LambdaRuntime.NODEJS_22_X.esbuildTarget,
+    platform: 'node',
+    ...handlerBundling,
+    tsconfigPath: project.tsconfigDev.fileName,
+  });
+  project.addPackageIgnore(`/assets/lambda/${name}/`);
+}
+
+project.synth();

@@ -1,0 +1,1 @@
+export async function handler(): Promise<void> { /* TODO */ }
