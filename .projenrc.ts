@@ -135,4 +135,35 @@ for (const name of ['processor-s3files', 'processor-s3api', 'benchmark']) {
   project.addPackageIgnore(`/assets/lambda/${name}/`);
 }
 
+// ---------------------------------------------------------------------------
+// Integ tests: snapshot (`integ:<name>:snapshot`) and assert (`integ:<name>:assert`) tasks.
+// integ-runner cannot read this aws-cdk-lib's cloud assembly, so projen's tasks are used.
+const integTestNames = ['comparison', 'shared-file-system'];
+for (const name of integTestNames) {
+  new awscdk.IntegrationTest(project, {
+    name,
+    entrypoint: `integ/${name}.integ.ts`,
+    tsconfigPath: project.tsconfigDev.fileName,
+    cdkDeps: project.cdkDeps,
+  });
+}
+
+// ---------------------------------------------------------------------------
+// The whole test suite, as CI runs it (README: "npm run test:ci").
+project.addTask('setup:python', {
+  description: 'Create .venv with cfn-lint, moto[server] and checkov for the tests',
+  exec: 'bash test/setup/python-venv.sh',
+});
+project.addTask('test:ci', {
+  description: 'Everything CI runs: bundle, jsii compile, jest (+ cfn-lint, cdk-nag, checkov), eslint, integ snapshots, packages, bindings',
+  steps: [
+    { spawn: 'setup:python' },
+    { spawn: 'bundle' },
+    { spawn: 'compile' },
+    { spawn: 'docgen' },
+    // jest, eslint and every integ:<name>:assert
+    { spawn: 'test' },
+  ],
+});
+
 project.synth();

@@ -1,0 +1,25 @@
+import { ExpectedResult, IntegTest } from '@aws-cdk/integ-tests-alpha';
+import { App, Aspects, RemovalPolicy } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { ComparisonStack } from './stacks/comparison-stack';
+import { StableAssertionSalt } from './util';
+
+const app = new App();
+const stack = new ComparisonStack(app, 'S3FilesComparisonInteg', { removalPolicy: RemovalPolicy.DESTROY });
+const integ = new IntegTest(app, 'ComparisonTest', { testCases: [stack] });
+
+// A small run: both processors must handle every file and report per-phase timings.
+const phase = Match.objectLike({ min: Match.anyValue(), median: Match.anyValue(), max: Match.anyValue() });
+integ.assertions
+  .invokeFunction({ functionName: stack.benchmark.functionName, payload: JSON.stringify({ files: 5, runs: 1 }) })
+  .expect(ExpectedResult.objectLike({
+    StatusCode: 200,
+    Payload: Match.serializedJson(Match.objectLike({
+      s3api: Match.objectLike({ totalMs: phase }),
+      s3files: Match.objectLike({ totalMs: phase }),
+      table: Match.stringLikeRegexp('S3 Files'),
+    })),
+  }));
+
+Aspects.of(app).add(new StableAssertionSalt(app.node.tryGetContext('integ:salt') ?? 'snapshot'));
+app.synth();

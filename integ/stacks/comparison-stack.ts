@@ -1,0 +1,110 @@
+import { Duration, RemovalPolicy, Stack, StackProps, CfnOutput } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
+import { handlerCode } from '../handler-assets';
+
+export interface ComparisonStackProps extends StackProps {
+  /**
+   * Delete the file system and bucket with the stack (integ tests); the app keeps them.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The side-by-side comparison: the same inbox job through the S3 API ("before") and through an
+ * S3 Files mount ("after"), plus a benchmark function that seeds, invokes and times both.
+ */
+export class ComparisonStack extends Stack {
+  public readonly benchmark: S3FilesMountedFunction;
+  public readonly processorS3Files: S3FilesMountedFunction;
+  public readonly processorS3Api: lambda.Function;
+  public readonly fileSystem: S3FilesFileSystem;
+
+  constructor(scope: Construct, id: string, props: ComparisonStackProps = {}) {
+    super(scope, id, props);
+
+    // No NAT gateway: isolated subnets, S3 through a free gateway endpoint, and one interface
+    // endpoint so the benchmark (inside the VPC) can invoke the two processors.
+    const vpc = new ec2.Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+      gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
+    });
+    vpc.addInterfaceEndpoint('LambdaEndpoint', { service: ec2.InterfaceVpcEndpointAwsService.LAMBDA });
+
+    this.fileSystem = new S3FilesFileSystem(this, 'FileSystem', {
+      vpc,
+      removalPolicy: props.removalPolicy,
+    });
+    const bucket = this.fileSystem.bucket;
+    // Both S3 Files functions share one access point: /lambda owned by 1000:1000.
+    const accessPoint = this.fileSystem.addAccessPoint('LambdaAccessPoint', { path: '/lambda' });
+
+    const common = {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+    };
+
+    this.processorS3Files = new S3FilesMountedFunction(this, 'ProcessorS3Files', {
+      ...common,
+      description: 'After: processes inbox/ through the S3 Files mount',
+      code: handlerCode('processor-s3files'),
+      fileSystem: this.fileSystem,
+      accessPoint,
+      memorySize: 512,
+      timeout: Duration.minutes(5),
+      environment: { POWERTOOLS_SERVICE_NAME: 'processor-s3files', POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison' },
+    });
+
+    // The "before" processor needs no VPC: it talks to S3 over the public endpoint.
+    this.processorS3Api = new lambda.Function(this, 'ProcessorS3Api', {
+      ...common,
+      description: 'Before: processes inbox/ through the S3 API',
+      code: handlerCode('processor-s3api'),
+      memorySize: 512,
+      timeout: Duration.minutes(5),
+      environment: {
+        BUCKET_NAME: bucket.bucketName,
+        POWERTOOLS_SERVICE_NAME: 'processor-s3api',
+        POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison',
+      },
+    });
+    bucket.grantRead(this.processorS3Api, 'inbox/*');
+    bucket.grantDelete(this.processorS3Api, 'inbox/*');
+    bucket.grantReadWrite(this.processorS3Api, 'processed/*');
+
+    this.benchmark = new S3FilesMountedFunction(this, 'Benchmark', {
+      ...common,
+      description: 'Seeds both inboxes, invokes both processors, reports per-phase timings',
+      code: handlerCode('benchmark'),
+      fileSystem: this.fileSystem,
+      accessPoint,
+      memorySize: 1024,
+      timeout: Duration.minutes(15),
+      environment: {
+        BUCKET_NAME: bucket.bucketName,
+        S3API_FUNCTION_NAME: this.processorS3Api.functionName,
+        S3FILES_FUNCTION_NAME: this.processorS3Files.functionName,
+        // The access point's root /lambda is the key prefix lambda/ in the bucket.
+        S3FILES_PREFIX: 'lambda/',
+        POWERTOOLS_SERVICE_NAME: 'benchmark',
+        POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison',
+      },
+    });
+    this.processorS3Api.grantInvoke(this.benchmark);
+    this.processorS3Files.grantInvoke(this.benchmark);
+    bucket.grantReadWrite(this.benchmark, 'inbox/*');
+    bucket.grantRead(this.benchmark, 'processed/*');
+    bucket.grantReadWrite(this.benchmark, 'lambda/*');
+    bucket.grantDelete(this.benchmark, 'processed/*');
+
+    new CfnOutput(this, 'BenchmarkFunctionName', { value: this.benchmark.functionName });
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'FileSystemId', { value: this.fileSystem.fileSystemId });
+  }
+}
