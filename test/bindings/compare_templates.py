@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Compares the CloudFormation templates of cloud assemblies synthesized from different languages.
+
+Usage:
+  compare_templates.py REF_LABEL=REF_CDK_OUT OTHER_LABEL=OTHER_CDK_OUT [...]
+  compare_templates.py --self-test
+
+Every stack of the first (reference) assembly must exist in each other assembly with the same
+resources and properties. Only what legitimately differs between languages is normalized away:
+asset hashes, the `aws:cdk:*` / `aws:asset:*` resource metadata, the `CDKMetadata` resource and its
+condition, and the bootstrap-version parameter and rule. Exit 0 when all match; exit 1 with a unified
+diff of the canonical JSON per differing stack; exit 2 on bad input.
+"""
+import copy
+import difflib
+import json
+import os
+import re
+import sys
+
+HASH = re.compile(r"\b[0-9a-f]{64}\b")
+NOISE_METADATA_PREFIXES = ("aws:cdk:", "aws:asset:")
+MAX_DIFF_LINES = 400
+
+
+class InputError(Exception):
+    pass
+
+
+def load_assembly(cdk_out):
+    """Returns {stack artifact id: template} for a cdk.out directory."""
+    manifest_path = os.path.join(cdk_out, "manifest.json")
+    if not os.path.isfile(manifest_path):
+        raise InputError(f"{manifest_path} not found: did the app synthesize into {cdk_out}?")
+    with open(manifest_path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    stacks = {}
+    for artifact_id, artifact in manifest.get("artifacts", {}).items():
+        if artifact.get("type") != "aws:cloudformation:stack":
+            continue
+        template_file = os.path.join(cdk_out, artifact["properties"]["templateFile"])
+        with open(template_file, encoding="utf-8") as f:
+            stacks[artifact_id] = json.load(f)
+    if not stacks:
+        raise InputError(f"{cdk_out} holds no CloudFormation stack")
+    return stacks
+
+
+def _replace_hashes(value):
+    if isinstance(value, str):
+        return HASH.sub("<asset-hash>", value)
+    if isinstance(value, list):
+        return [_replace_hashes(v) for v in value]
+    if isinstance(value, dict):
+        return {_replace_hashes(k): _replace_hashes(v) for k, v in value.items()}
+    return value
+
+
+def normalize(template):
+    """Drops what differs between languages for reasons unrelated to the infrastructure."""
+    t = copy.deepcopy(template)
+    resources = t.get("Resources", {})
+    for logical_id in [k for k, r in resources.items() if r.get("Type") == "AWS::CDK::Metadata"]:
+        del resources[logical_id]
+    for resource in resources.values():
+        metadata = resource.get("Metadata")
+        if isinstance(metadata, dict):
+            for key in [k for k in metadata if k.startswith(NOISE_METADATA_PREFIXES)]:
+                del metadata[key]
+            if not metadata:
+                del resource["Metadata"]
+    for section, key in (("Conditions", "CDKMetadataAvailable"),
+                         ("Parameters", "BootstrapVersion"),
+                         ("Rules", "CheckBootstrapVersion")):
+        if isinstance(t.get(section), dict):
+            t[section].pop(key, None)
+            if not t[section]:
+                del t[section]
+    return _replace_hashes(t)
+
+
+def canonical(template):
+    return json.dumps(normalize(template), indent=2, sort_keys=True).splitlines()
+
+
+def compare(reference_label, reference, other_label, other):
+    """Returns a list of human-readable problems (unified diffs), empty when equal."""
+    problems = []
+    missing = sorted(set(reference) - set(other))
+    extra = sorted(set(other) - set(reference))
+    if missing or extra:
+        problems.append(f"{other_label}: stacks differ from {reference_label}: "
+                        f"missing {missing or '[]'}, unexpected {extra or '[]'}")
+    for stack in sorted(set(reference) & set(other)):
+        diff = list(difflib.unified_diff(
+            canonical(reference[stack]), canonical(other[stack]),
+            fromfile=f"{reference_label}/{stack}", tofile=f"{other_label}/{stack}",
+            lineterm="", n=4))
+        if diff:
+            shown = diff[:MAX_DIFF_LINES]
+            if len(diff) > MAX_DIFF_LINES:
+                shown.append(f"... {len(diff) - MAX_DIFF_LINES} more diff lines")
+            problems.append(f"{other_label}: stack {stack} differs from {reference_label} "
+                            f"(normalized templates):\n" + "\n".join(shown))
+    return problems
+
+
+def main(argv):
+    if argv == ["--self-test"]:
+        return self_test()
+    pairs = []
+    for arg in argv:
+        label, sep, path = arg.partition("=")
+        if not sep or not label or not path:
+            print(f"expected LABEL=CDK_OUT_DIR, got {arg!r}", file=sys.stderr)
+            return 2
+        pairs.append((label, path))
+    if len(pairs) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        assemblies = [(label, load_assembly(path)) for label, path in pairs]
+    except InputError as e:
+        print(f"compare_templates: {e}", file=sys.stderr)
+        return 2
+    (ref_label, ref), others = assemblies[0], assemblies[1:]
+    problems = []
+    for label, assembly in others:
+        problems += compare(ref_label, ref, label, assembly)
+    if problems:
+        print("\n\n".join(problems))
+        print(f"\nFAIL: templates differ ({len(problems)} problem(s))")
+        return 1
+    stacks = ", ".join(sorted(ref))
+    print(f"OK: {', '.join(l for l, _ in others)} match {ref_label} ({stacks}; "
+          f"{sum(len(t.get('Resources', {})) for t in ref.values())} resources)")
+    return 0
+
+
+def self_test():
+    """Checks that noise is ignored and that a real difference is reported."""
+    base = {
+        "Resources": {
+            "Fn": {"Type": "AWS::Lambda::Function",
+                   "Properties": {"MemorySize": 1024, "Code": {"S3Key": "a" * 64 + ".zip"}},
+                   "Metadata": {"aws:cdk:path": "Stack/Fn/Resource", "aws:asset:path": "asset.x",
+                                "checkov": {"skip": []}}},
+            "CDKMetadata": {"Type": "AWS::CDK::Metadata", "Properties": {"Analytics": "v2:ts"}},
+        },
+        "Conditions": {"CDKMetadataAvailable": {}},
+        "Parameters": {"BootstrapVersion": {"Type": "String"}},
+        "Rules": {"CheckBootstrapVersion": {}},
+    }
+    noisy = copy.deepcopy(base)
+    noisy["Resources"]["Fn"]["Properties"]["Code"]["S3Key"] = "b" * 64 + ".zip"
+    noisy["Resources"]["Fn"]["Metadata"]["aws:cdk:path"] = "Stack/Fn/Other"
+    noisy["Resources"]["CDKMetadata"]["Properties"]["Analytics"] = "v2:python"
+    del noisy["Parameters"]
+    changed = copy.deepcopy(base)
+    changed["Resources"]["Fn"]["Properties"]["MemorySize"] = 512
+    lost_metadata = copy.deepcopy(base)
+    del lost_metadata["Resources"]["Fn"]["Metadata"]["checkov"]
+
+    failures = []
+    if compare("ts", {"S": base}, "py", {"S": noisy}):
+        failures.append("noise-only difference was reported")
+    diff = "\n".join(compare("ts", {"S": base}, "py", {"S": changed}))
+    if '-        "MemorySize": 1024' not in diff or '+        "MemorySize": 512' not in diff:
+        failures.append(f"changed MemorySize not shown as a diff:\n{diff}")
+    if not compare("ts", {"S": base}, "py", {"S": lost_metadata}):
+        failures.append("non-CDK resource metadata difference was ignored")
+    if not compare("ts", {"S": base}, "py", {"T": base}):
+        failures.append("missing stack was not reported")
+    for f in failures:
+        print(f"self-test FAIL: {f}", file=sys.stderr)
+    if not failures:
+        print("self-test OK: noise ignored; property, metadata and stack differences reported")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
