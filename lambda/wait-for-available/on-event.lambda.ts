@@ -1,1 +1,15 @@
-export async function handler(): Promise<void> { /* TODO */ }
+import { Logger } from '@aws-lambda-powertools/logger';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
+import { handleOnEvent } from './on-event';
+import type { OnEventRequest, OnEventResponse } from './request';
+
+// Created once per container. Default config: region, credentials and endpoint
+// (AWS_ENDPOINT_URL_S3) come from the environment.
+const s3 = new S3Client({});
+const logger = new Logger({ serviceName: 's3files-wait-for-available' });
+
+export const handler = async (event: OnEventRequest, context?: Context): Promise<OnEventResponse> => {
+  if (context) logger.addContext(context);
+  return handleOnEvent(event, { s3, now: Date.now, log: logger });
+};

@@ -1,0 +1,448 @@
+import { CreateBucketCommand, PutBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteFileSystemCommand, GetFileSystemCommand, S3FilesClient } from '@aws-sdk/client-s3files';
+import type { IsCompleteRequest, OnEventRequest, OnEventResponse } from '../../lambda/wait-for-available/request';
+import type { IsCompleteResult } from '../../lambda/wait-for-available/waiter';
+import { MotoServer, startMotoServer } from '../servers/moto-server';
+import { atTimes, perCall, S3FilesEndpoint } from '../servers/s3files-endpoint';
+
+// The handlers build their SDK clients once, at module load, from the environment (like in Lambda):
+// point them at the loopback servers first, then load them.
+type OnEvent = (event: OnEventRequest) => Promise<OnEventResponse>;
+type IsComplete = (event: IsCompleteRequest) => Promise<IsCompleteResult>;
+
+let endpoint: S3FilesEndpoint;
+let moto: MotoServer;
+let onEvent: OnEvent;
+let isComplete: IsComplete;
+const savedEnv = { ...process.env };
+
+const FS = 'fs-0123456789abcdef0';
+
+beforeAll(async () => {
+  endpoint = await S3FilesEndpoint.start();
+  moto = await startMotoServer();
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_S3FILES: endpoint.url,
+    AWS_ENDPOINT_URL_S3: moto.url,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+  onEvent = jest.requireActual<typeof import('../../lambda/wait-for-available/on-event.lambda')>(
+    '../../lambda/wait-for-available/on-event.lambda').handler;
+  isComplete = jest.requireActual<typeof import('../../lambda/wait-for-available/is-complete.lambda')>(
+    '../../lambda/wait-for-available/is-complete.lambda').handler;
+});
+
+afterAll(async () => {
+  await endpoint?.stop();
+  await moto?.stop();
+  process.env = savedEnv;
+});
+
+beforeEach(() => endpoint.reset());
+
+function request(type: 'Create' | 'Update' | 'Delete', props: Record<string, unknown>): OnEventRequest {
+  return {
+    RequestType: type,
+    ServiceToken: 'arn:aws:lambda:us-east-1:111122223333:function:provider',
+    ResponseURL: '...',
+    StackId: 'arn:aws:cloudformation:us-east-1:111122223333:stack/s/1',
+    RequestId: 'req-1',
+    LogicalResourceId: 'MountTargetsAvailable',
+    ResourceType: 'Custom::S3FilesMountTargetsAvailable',
+    ...(type === 'Create' ? {} : { PhysicalResourceId: FS }),
+    ResourceProperties: { ServiceToken: 'arn', ...props },
+  };
+}
+
+interface Outcome {
+  readonly polls: number;
+  readonly complete: boolean;
+  readonly error?: Error;
+  readonly onEventResult: OnEventResponse;
+}
+
+/**
+ * Drives the handlers like the Provider framework: onEvent once, then isComplete with the merged
+ * event until it completes or throws (0-ms sleep instead of the 10-s queryInterval).
+ */
+async function drive(
+  type: 'Create' | 'Update' | 'Delete', props: Record<string, unknown>, opts: { maxPolls?: number; startedAtOffsetMs?: number } = {},
+): Promise<Outcome> {
+  const req = request(type, props);
+  const onEventResult = await onEvent(req);
+  const startedAt = String(Number(onEventResult.Data.StartedAt) - (opts.startedAtOffsetMs ?? 0));
+  const merged: IsCompleteRequest = { ...req, ...onEventResult, Data: { StartedAt: startedAt } };
+  let polls = 0;
+  while (polls < (opts.maxPolls ?? 50)) {
+    polls++;
+    try {
+      const r = await isComplete(merged);
+      if (r.IsComplete) return { polls, complete: true, onEventResult };
+    } catch (error) {
+      return { polls, complete: false, error: error as Error, onEventResult };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  return { polls, complete: false, onEventResult };
+}
+
+const baseProps = { FileSystemId: FS, ExpectedMountTargetCount: '2', AccessPointIds: ['fsap-1'], TimeoutSeconds: '1200' };
+
+describe('Create/Update: wait for mount targets and access points', () => {
+  test('completes once both mount targets and the access point go creating -> available', async () => {
+    // GIVEN two mount targets available on the 3rd and 4th look, an access point on the 2nd
+    endpoint.setMountTargets(FS, [
+      { id: 'fsmt-a', timeline: perCall('creating', 'creating', 'available') },
+      { id: 'fsmt-b', timeline: perCall('creating', 'creating', 'creating', 'available') },
+    ]);
+    endpoint.setAccessPoint('fsap-1', perCall('creating', 'available'), FS);
+    // WHEN the provider drives the handlers
+    const out = await drive('Create', baseProps);
+    // THEN it completes on the 4th poll, with the file system as physical id and a start time
+    expect(out.error).toBeUndefined();
+    expect(out).toMatchObject({ complete: true, polls: 4 });
+    expect(out.onEventResult.PhysicalResourceId).toBe(FS);
+    expect(out.onEventResult.Data.StartedAt).toMatch(/^\d{13}$/);
+    // AND one ListMountTargets (filtered by file system) plus one GetAccessPoint per poll
+    expect(endpoint.count('ListMountTargets')).toBe(4);
+    expect(endpoint.count('GetAccessPoint')).toBe(4);
+    expect(endpoint.requests.filter((r) => r.operation === 'ListMountTargets').every((r) => r.query.fileSystemId === FS)).toBe(true);
+    expect(endpoint.count('Unknown')).toBe(0);
+  });
+
+  test('Update waits the same way', async () => {
+    // GIVEN one mount target becoming available on the 2nd look
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('updating', 'available') }]);
+    // WHEN an Update is driven
+    const out = await drive('Update', { FileSystemId: FS, ExpectedMountTargetCount: '1' });
+    // THEN it completes on the 2nd poll
+    expect(out).toMatchObject({ complete: true, polls: 2 });
+  });
+
+  test('is not done while fewer mount targets exist than expected, even if those are available', async () => {
+    // GIVEN mount target b appears only on the 3rd look
+    endpoint.setMountTargets(FS, [
+      { id: 'fsmt-a', timeline: perCall('available') },
+      { id: 'fsmt-b', timeline: perCall('absent', 'absent', 'creating', 'available') },
+    ]);
+    endpoint.setAccessPoint('fsap-1', perCall('available'), FS);
+    // WHEN driven
+    const out = await drive('Create', baseProps);
+    // THEN it completes only when b exists and is available
+    expect(out).toMatchObject({ complete: true, polls: 4 });
+  });
+
+  test('follows pagination over several pages and waits for a mount target on the last page', async () => {
+    // GIVEN 7 mount targets served 2 per page; the last one is slow
+    endpoint.pageSize = 2;
+    endpoint.setMountTargets(FS, Array.from({ length: 7 }, (_, i) => ({
+      id: `fsmt-${i}`,
+      timeline: i === 6 ? perCall('creating', 'creating', 'available') : perCall('available'),
+    })));
+    // WHEN driven with 7 expected mount targets and no access point
+    const out = await drive('Create', { FileSystemId: FS, ExpectedMountTargetCount: '7', AccessPointIds: [] });
+    // THEN 3 polls x 4 pages, each page filtered by file system, tokens passed back
+    expect(out).toMatchObject({ complete: true, polls: 3 });
+    const lists = endpoint.requests.filter((r) => r.operation === 'ListMountTargets');
+    expect(lists).toHaveLength(12);
+    expect(lists.every((r) => r.query.fileSystemId === FS)).toBe(true);
+    expect(lists.filter((r) => r.query.nextToken).length).toBe(9);
+    expect(lists[0].query.maxResults).toBe('100');
+  });
+
+  test('fails at once with the service statusMessage when a mount target goes to error', async () => {
+    // GIVEN mount target b fails on its 2nd look
+    endpoint.setMountTargets(FS, [
+      { id: 'fsmt-a', timeline: perCall('creating', 'available') },
+      { id: 'fsmt-b', timeline: perCall('creating', { status: 'error', statusMessage: 'Subnet subnet-1 has no free IP addresses' }) },
+    ]);
+    endpoint.setAccessPoint('fsap-1', perCall('available'), FS);
+    // WHEN driven
+    const out = await drive('Create', baseProps);
+    // THEN the 2nd poll throws naming the mount target and the service's message
+    expect(out.polls).toBe(2);
+    expect(out.error?.message).toMatch(/mount target fsmt-b \(error: Subnet subnet-1 has no free IP addresses\)/);
+  });
+
+  test('fails at once when an access point goes to error', async () => {
+    // GIVEN available mount targets and an access point in error
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('available') }]);
+    endpoint.setAccessPoint('fsap-1', perCall('creating', 'error'), FS);
+    // WHEN driven
+    const out = await drive('Create', { ...baseProps, ExpectedMountTargetCount: '1' });
+    // THEN it names the access point
+    expect(out.polls).toBe(2);
+    expect(out.error?.message).toMatch(/access point fsap-1 \(error\)/);
+  });
+
+  test('keeps waiting through 429 ThrottlingException beyond the SDK retries', async () => {
+    // GIVEN 4 throttled ListMountTargets calls (more than the SDK's 3 attempts), then available
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('available') }]);
+    endpoint.injectFaults({ operation: 'ListMountTargets', status: 429, count: 4 });
+    // WHEN driven
+    const out = await drive('Create', { FileSystemId: FS, ExpectedMountTargetCount: '1' });
+    // THEN the first poll reports not complete (instead of failing) and the second completes
+    expect(out).toMatchObject({ complete: true, polls: 2 });
+    const statuses = endpoint.requests.filter((r) => r.operation === 'ListMountTargets').map((r) => r.status);
+    expect(statuses).toEqual([429, 429, 429, 429, 200]);
+  });
+
+  test('keeps waiting through 5xx errors', async () => {
+    // GIVEN an InternalServerException and 503s on GetAccessPoint for one whole poll
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('available') }]);
+    endpoint.setAccessPoint('fsap-1', perCall('available'), FS);
+    endpoint.injectFaults({ operation: 'GetAccessPoint', status: 500 }, { operation: 'GetAccessPoint', status: 503, count: 2 });
+    // WHEN driven
+    const out = await drive('Create', { ...baseProps, ExpectedMountTargetCount: '1' });
+    // THEN it completes on the next poll
+    expect(out).toMatchObject({ complete: true, polls: 2 });
+  });
+
+  test('treats an unknown status (misconfigured) as not available and keeps waiting', async () => {
+    // GIVEN a mount target reporting a status the SDK model does not list
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('misconfigured', 'misconfigured', 'available') }]);
+    // WHEN driven
+    const out = await drive('Create', { FileSystemId: FS, ExpectedMountTargetCount: '1' });
+    // THEN it completes once available
+    expect(out).toMatchObject({ complete: true, polls: 3 });
+  });
+
+  test('times out naming the mount target stuck in creating and its last status', async () => {
+    // GIVEN one mount target never leaving creating, and a start 2 s ago with a 1 s timeout
+    endpoint.setMountTargets(FS, [
+      { id: 'fsmt-a', timeline: perCall('available') },
+      { id: 'fsmt-stuck', timeline: perCall('creating') },
+    ]);
+    endpoint.setAccessPoint('fsap-1', perCall('available'), FS);
+    // WHEN driven
+    const out = await drive('Create', { ...baseProps, TimeoutSeconds: '1' }, { startedAtOffsetMs: 2_000 });
+    // THEN the first poll fails with a message naming only the stuck one
+    expect(out.polls).toBe(1);
+    expect(out.error?.message).toMatch(/timed out after 1 s waiting for file system fs-0123456789abcdef0/);
+    expect(out.error?.message).toMatch(/still not available: mount target fsmt-stuck \(creating\)/);
+    expect(out.error?.message).not.toMatch(/fsmt-a/);
+    expect(out.error?.message).toMatch(/availabilityTimeout/);
+  });
+
+  test('time-based scripts: completes after the scripted time has passed', async () => {
+    // GIVEN a mount target that becomes available 300 ms after the script is set
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: atTimes([0, 'creating'], [300, 'available']) }]);
+    // WHEN driven with a short real sleep between polls
+    const req = request('Create', { FileSystemId: FS, ExpectedMountTargetCount: '1' });
+    const first = await onEvent(req);
+    const merged = { ...req, ...first };
+    const before = await isComplete(merged);
+    await new Promise((r) => setTimeout(r, 400));
+    const after = await isComplete(merged);
+    // THEN it is incomplete before and complete after
+    expect(before.IsComplete).toBe(false);
+    expect(after.IsComplete).toBe(true);
+  });
+});
+
+describe('Delete', () => {
+  test('is a no-op by default: completes at once without calling the service', async () => {
+    // GIVEN no wait on delete requested
+    // WHEN a Delete is driven
+    const out = await drive('Delete', { FileSystemId: FS });
+    // THEN it completes on the first poll, keeping the physical id, with no API call
+    expect(out).toMatchObject({ complete: true, polls: 1 });
+    expect(out.onEventResult.PhysicalResourceId).toBe(FS);
+    expect(endpoint.count()).toBe(0);
+  });
+
+  test('with invalid properties does not throw (a failed Create must be able to roll back)', async () => {
+    // GIVEN properties that would fail validation
+    // WHEN a Delete is driven
+    const out = await drive('Delete', { ExpectedMountTargetCount: 'many', WaitForExportOnDelete: 'true' });
+    // THEN it completes without error
+    expect(out).toMatchObject({ complete: true, polls: 1 });
+  });
+
+  test('with WaitForExportOnDelete waits while the service reports a pending export', async () => {
+    // GIVEN a file system whose statusMessage reports a pending export for 3 looks; start long past the settle time
+    endpoint.setFileSystem(FS, perCall(
+      { status: 'available', statusMessage: 'File system has data pending export to S3' },
+      { status: 'available', statusMessage: 'File system has data pending export to S3' },
+      { status: 'available', statusMessage: 'File system has data pending export to S3' },
+      'available',
+    ));
+    // WHEN a Delete is driven
+    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true', DeleteTimeoutSeconds: '600' },
+      { startedAtOffsetMs: 120_000 });
+    // THEN it completes on the 4th poll
+    expect(out).toMatchObject({ complete: true, polls: 4 });
+    expect(endpoint.count('GetFileSystem')).toBe(4);
+  });
+
+  test('with WaitForExportOnDelete waits for the export settle time even when nothing is reported', async () => {
+    // GIVEN an available file system and a Delete that just started (default settle 90 s)
+    endpoint.setFileSystem(FS, perCall('available'));
+    // WHEN polled
+    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true' }, { maxPolls: 3 });
+    // THEN it keeps the file system for now
+    expect(out).toMatchObject({ complete: false, polls: 3 });
+    expect(out.error).toBeUndefined();
+  });
+
+  test('completes when the file system is already gone', async () => {
+    // GIVEN no such file system
+    // WHEN a Delete with wait is driven
+    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true' });
+    // THEN it completes after one GetFileSystem (404)
+    expect(out).toMatchObject({ complete: true, polls: 1 });
+    expect(endpoint.requests.map((r) => r.status)).toEqual([404]);
+  });
+
+  test('fails clearly when the pending export outlasts DeleteTimeoutSeconds', async () => {
+    // GIVEN a file system always reporting a pending export, started 61 s ago with a 60 s bound
+    endpoint.setFileSystem(FS, perCall({ status: 'available', statusMessage: 'export pending for 12 files' }));
+    // WHEN a Delete with wait is driven
+    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true', DeleteTimeoutSeconds: '60' },
+      { startedAtOffsetMs: 61_000 });
+    // THEN it fails naming the file system, the reason and what to do
+    expect(out.polls).toBe(1);
+    expect(out.error?.message).toMatch(/timed out after 60 s waiting for file system fs-0123456789abcdef0 to finish exporting/);
+    expect(out.error?.message).toMatch(/export pending for 12 files/);
+    expect(out.error?.message).toMatch(/retry the stack deletion later/);
+  });
+
+  test('keeps waiting through throttling on GetFileSystem', async () => {
+    // GIVEN 3 throttled GetFileSystem calls (one whole poll), then a clear file system, start past the settle time
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.injectFaults({ operation: 'GetFileSystem', status: 429, count: 3 });
+    // WHEN a Delete with wait is driven
+    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true' }, { startedAtOffsetMs: 100_000 });
+    // THEN the throttled poll does not fail and the next completes
+    expect(out).toMatchObject({ complete: true, polls: 2 });
+  });
+});
+
+describe('the test endpoint models the pending-export conflict of DeleteFileSystem', () => {
+  test('the real SDK maps the 409 to ConflictException, and forceDelete bypasses it', async () => {
+    // GIVEN a file system with a pending export for the first delete attempt
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.setPendingExport(FS, perCall('pending', 'clear'));
+    const client = new S3FilesClient({});
+    // WHEN deleting twice
+    const first = await client.send(new DeleteFileSystemCommand({ fileSystemId: FS })).catch((e: Error) => e);
+    await client.send(new DeleteFileSystemCommand({ fileSystemId: FS }));
+    // THEN the first is a ConflictException about the pending export, the second succeeds
+    expect(first).toMatchObject({ name: 'ConflictException' });
+    expect((first as Error).message).toMatch(/pending export/);
+    expect(endpoint.requests.map((r) => r.status)).toEqual([409, 204]);
+    client.destroy();
+  });
+});
+
+describe('validation of the resource properties (onEvent)', () => {
+  test.each([
+    [{ ExpectedMountTargetCount: '2' }, /"FileSystemId" is required/],
+    [{ FileSystemId: '  ' }, /"FileSystemId" is required/],
+    [{ FileSystemId: FS, ExpectedMountTargetCount: '1.5' }, /"ExpectedMountTargetCount" must be a whole number.*"1.5"/],
+    [{ FileSystemId: FS, ExpectedMountTargetCount: '0' }, /"ExpectedMountTargetCount" must be between 1 and 1000, got "0"/],
+    [{ FileSystemId: FS, TimeoutSeconds: 'abc' }, /"TimeoutSeconds" must be a whole number.*"abc".*availabilityTimeout/],
+    [{ FileSystemId: FS, TimeoutSeconds: '7201' }, /"TimeoutSeconds" must be between 1 and 7200/],
+    [{ FileSystemId: FS, DeleteTimeoutSeconds: '-5' }, /"DeleteTimeoutSeconds" must be a whole number/],
+    [{ FileSystemId: FS, AccessPointIds: 'fsap-1' }, /"AccessPointIds" must be a list/],
+    [{ FileSystemId: FS, AccessPointIds: ['fsap-1', ''] }, /"AccessPointIds" must contain only non-empty/],
+    [{ FileSystemId: FS, WaitForExportOnDelete: 'yes' }, /"WaitForExportOnDelete" must be "true" or "false", got "yes"/],
+    [{ FileSystemId: FS, VerifyBucketVersioning: 'true' }, /"BucketName" is missing/],
+    [{ FileSystemId: FS, BucketName: 42 }, /"BucketName" must be a bucket name string/],
+  ])('rejects %j', async (props, message) => {
+    // GIVEN bad properties
+    // WHEN onEvent runs a Create
+    // THEN it fails with a message naming the property
+    await expect(onEvent(request('Create', props))).rejects.toThrow(message);
+    expect(endpoint.count()).toBe(0);
+  });
+
+  test('rejects an unknown RequestType', async () => {
+    // GIVEN a request type CloudFormation never sends
+    const req = { ...request('Create', { FileSystemId: FS }), RequestType: 'Replace' } as unknown as OnEventRequest;
+    // WHEN / THEN
+    await expect(onEvent(req)).rejects.toThrow(/Unsupported RequestType "Replace"/);
+  });
+
+  test('isComplete refuses an event without Data.StartedAt', async () => {
+    // GIVEN an isComplete event that did not come through onEvent
+    const req: IsCompleteRequest = { ...request('Create', { FileSystemId: FS }), Data: {} };
+    // WHEN / THEN
+    await expect(isComplete(req)).rejects.toThrow(/Data.StartedAt/);
+  });
+});
+
+describe('bucket versioning check against moto S3', () => {
+  const s3 = () => new S3Client({ forcePathStyle: true });
+
+  beforeAll(async () => {
+    const client = s3();
+    for (const bucket of ['versioned-bucket', 'plain-bucket', 'suspended-bucket']) {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    }
+    await client.send(new PutBucketVersioningCommand({ Bucket: 'versioned-bucket', VersioningConfiguration: { Status: 'Enabled' } }));
+    await client.send(new PutBucketVersioningCommand({ Bucket: 'suspended-bucket', VersioningConfiguration: { Status: 'Enabled' } }));
+    await client.send(new PutBucketVersioningCommand({ Bucket: 'suspended-bucket', VersioningConfiguration: { Status: 'Suspended' } }));
+    client.destroy();
+  });
+
+  test('passes for a versioned bucket', async () => {
+    // GIVEN a bucket with versioning enabled
+    // WHEN onEvent verifies it
+    const out = await onEvent(request('Create', { FileSystemId: FS, VerifyBucketVersioning: 'true', BucketName: 'versioned-bucket' }));
+    // THEN the resource is created
+    expect(out.PhysicalResourceId).toBe(FS);
+  });
+
+  test('fails for a bucket that never had versioning, naming the bucket, the status and the fix', async () => {
+    // GIVEN a bucket without versioning
+    // WHEN onEvent verifies it
+    const p = onEvent(request('Create', { FileSystemId: FS, VerifyBucketVersioning: 'true', BucketName: 'plain-bucket' }));
+    // THEN the message names the bucket, the status found and how to fix it
+    await expect(p).rejects.toThrow(/bucket "plain-bucket" must have versioning enabled.*never enabled.*put-bucket-versioning --bucket plain-bucket/);
+  });
+
+  test('fails for a bucket with suspended versioning', async () => {
+    // GIVEN a bucket whose versioning was suspended
+    // WHEN an Update verifies it
+    const p = onEvent(request('Update', { FileSystemId: FS, VerifyBucketVersioning: 'true', BucketName: 'suspended-bucket' }));
+    // THEN the status found is named
+    await expect(p).rejects.toThrow(/versioning is "Suspended"/);
+  });
+
+  test('fails for a bucket that does not exist', async () => {
+    // GIVEN no such bucket
+    // WHEN onEvent verifies it
+    const p = onEvent(request('Create', { FileSystemId: FS, VerifyBucketVersioning: 'true', BucketName: 'no-such-bucket' }));
+    // THEN it says so
+    await expect(p).rejects.toThrow(/bucket "no-such-bucket" does not exist/);
+  });
+
+  test('is skipped when VerifyBucketVersioning is "false"', async () => {
+    // GIVEN an unversioned bucket but no check requested
+    // WHEN onEvent runs
+    const out = await onEvent(request('Create', { FileSystemId: FS, VerifyBucketVersioning: 'false', BucketName: 'plain-bucket' }));
+    // THEN it succeeds
+    expect(out.PhysicalResourceId).toBe(FS);
+  });
+});
+
+describe('endpoint configuration', () => {
+  test('@aws-sdk/client-s3files honours AWS_ENDPOINT_URL_S3FILES (service id "S3Files")', async () => {
+    // GIVEN the env var set in beforeAll and a default-config client
+    endpoint.setFileSystem(FS, perCall('available'));
+    const client = new S3FilesClient({});
+    // WHEN it calls GetFileSystem
+    const out = await client.send(new GetFileSystemCommand({ fileSystemId: FS }));
+    // THEN the loopback endpoint served it
+    expect(client.config.serviceId).toBe('S3Files');
+    expect(out.status).toBe('available');
+    expect(endpoint.requests).toEqual([expect.objectContaining({ operation: 'GetFileSystem', path: `/file-systems/${FS}` })]);
+    client.destroy();
+  });
+});
