@@ -1,5 +1,3 @@
-export class Hello {
-  public sayHello() {
-    return 'hello, world!';
-  }
-}
+export * from './s3files-file-system';
+export * from './s3files-access-point';
+export * from './s3files-mounted-function';

@@ -1,0 +1,131 @@
+import { Duration, Size, Token } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
+
+/** Largest POSIX id S3 Files accepts (2^32 - 1). */
+export const MAX_POSIX_ID = 4294967295;
+/** Largest `SizeLessThan` the CloudFormation schema accepts for an import rule. */
+export const MAX_IMPORT_SIZE_BYTES = 52673613135872;
+/** NFS clients send at most 16 supplementary groups (AUTH_SYS limit). */
+export const MAX_SECONDARY_GIDS = 16;
+
+/**
+ * Throws an error that names the construct, the prop, the offending value and the fix.
+ * Every synth-time check in the library goes through here so messages look alike.
+ */
+export function invalid(scope: IConstruct | string, prop: string, value: unknown, problem: string, fix: string): never {
+  const path = typeof scope === 'string' ? scope : scope.node.path;
+  throw new Error(`${path}: invalid ${prop} ${describe(value)}: ${problem}. Fix: ${fix}.`);
+}
+
+/** Renders a value for an error message without dumping whole constructs. */
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value instanceof Duration) return value.toHumanString();
+  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
+  return String(value);
+}
+
+/** Lambda's LocalMountPath pattern and length limit. */
+export function validateMountPath(scope: IConstruct | string, mountPath: string): void {
+  if (Token.isUnresolved(mountPath)) return;
+  if (mountPath.length > 160) {
+    invalid(scope, 'mountPath', mountPath, `it is ${mountPath.length} characters long, Lambda allows at most 160`, 'use a shorter path such as "/mnt/s3files"');
+  }
+  if (!/^\/mnt\/[a-zA-Z0-9\-_.]+$/.test(mountPath)) {
+    invalid(scope, 'mountPath', mountPath, 'Lambda requires it to match ^/mnt/[a-zA-Z0-9-_.]+$ (one directory level under /mnt)', 'use a path such as "/mnt/s3files"');
+  }
+}
+
+/** The file system `Prefix`: '' (whole bucket) or a relative key prefix ending in '/'. */
+export function validatePrefix(scope: IConstruct, prefix: string): void {
+  if (Token.isUnresolved(prefix) || prefix === '') return;
+  if (prefix.startsWith('/')) {
+    invalid(scope, 'prefix', prefix, 'S3 keys have no leading "/", so this prefix would match nothing', `drop the leading slash, e.g. "${prefix.replace(/^\/+/, '')}"`);
+  }
+  if (!prefix.endsWith('/')) {
+    invalid(scope, 'prefix', prefix, 'it must be empty or end with "/"', `use "${prefix}/"`);
+  }
+  if (prefix.length > 1024) {
+    invalid(scope, 'prefix', prefix, `it is ${prefix.length} characters long, the limit is 1024`, 'use a shorter prefix');
+  }
+  if (prefix.split('/').some((c, i, all) => c === '' && i < all.length - 1)) {
+    invalid(scope, 'prefix', prefix, 'it contains an empty path component ("//")', 'remove the duplicate slashes');
+  }
+}
+
+/** A POSIX uid/gid: an integer in 0..4294967295. */
+export function validatePosixId(scope: IConstruct, prop: string, value: number): void {
+  if (Token.isUnresolved(value)) return;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_POSIX_ID) {
+    invalid(scope, prop, value, `POSIX ids must be integers from 0 to ${MAX_POSIX_ID}`, 'use a whole number such as 1000');
+  }
+}
+
+/** Secondary group ids: each a POSIX id, at most 16 of them. */
+export function validateSecondaryGids(scope: IConstruct, gids: number[]): void {
+  if (gids.length > MAX_SECONDARY_GIDS) {
+    invalid(scope, 'posixUser.secondaryGids', gids, `NFS (AUTH_SYS) carries at most ${MAX_SECONDARY_GIDS} secondary groups`, `keep at most ${MAX_SECONDARY_GIDS} groups`);
+  }
+  gids.forEach((gid, i) => validatePosixId(scope, `posixUser.secondaryGids[${i}]`, gid));
+}
+
+/** Octal mode bits for the access point's root directory. */
+export function validatePermissions(scope: IConstruct, permissions: string): void {
+  if (Token.isUnresolved(permissions)) return;
+  if (!/^[0-7]{3,4}$/.test(permissions)) {
+    invalid(scope, 'createPermissions', permissions, 'it must be 3 or 4 octal digits (^[0-7]{3,4}$)', 'use a mode such as "755" or "0750"');
+  }
+}
+
+/** Access point root directory: absolute, 1-100 chars, <= 4 components, no hidden components. */
+export function validateAccessPointPath(scope: IConstruct, path: string): void {
+  if (Token.isUnresolved(path)) return;
+  if (!path.startsWith('/')) {
+    invalid(scope, 'path', path, 'access point paths must be absolute', `use "/${path}"`);
+  }
+  if (path.length > 100) {
+    invalid(scope, 'path', path, `it is ${path.length} characters long, the limit is 100`, 'use a shorter path');
+  }
+  const components = path.split('/').slice(1);
+  if (path !== '/' && components.some(c => c === '')) {
+    invalid(scope, 'path', path, 'it contains an empty component ("//" or a trailing "/")', 'remove the extra slashes, e.g. "/lambda"');
+  }
+  const real = components.filter(c => c !== '');
+  if (real.length > 4) {
+    invalid(scope, 'path', path, `it has ${real.length} components, S3 Files allows at most 4`, 'use a shallower path such as "/lambda"');
+  }
+  const hidden = real.find(c => c.startsWith('.'));
+  if (hidden !== undefined) {
+    invalid(scope, 'path', path, `component "${hidden}" starts with "." (hidden and "../" components are not allowed)`, 'rename the component so it does not start with "."');
+  }
+}
+
+/** Import threshold: bytes in 0..MAX_IMPORT_SIZE_BYTES. */
+export function validateImportSizeThreshold(scope: IConstruct, size: Size): number {
+  const bytes = size.toBytes();
+  if (Token.isUnresolved(bytes)) return bytes;
+  if (bytes < 0 || bytes > MAX_IMPORT_SIZE_BYTES) {
+    invalid(scope, 'importSizeThreshold', `${bytes} bytes`, `it must be between 0 and ${MAX_IMPORT_SIZE_BYTES} bytes`, 'use a size such as Size.kibibytes(128)');
+  }
+  return bytes;
+}
+
+/** Whole days within [min, max]; returns the number of days. */
+export function validateWholeDays(scope: IConstruct, prop: string, duration: Duration, min: number, max: number): number {
+  const days = duration.toDays({ integral: false });
+  if (Token.isUnresolved(days)) return days;
+  if (!Number.isInteger(days) || days < min || days > max) {
+    invalid(scope, prop, duration, `it must be a whole number of days from ${min} to ${max}`, `use Duration.days(n) with ${min} <= n <= ${max}`);
+  }
+  return days;
+}
+
+/** The waiter timeout: 1 minute to 2 hours (the provider's totalTimeout). */
+export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration): number {
+  const seconds = timeout.toSeconds({ integral: false });
+  if (Token.isUnresolved(seconds)) return seconds;
+  if (seconds < 60 || seconds > 7200) {
+    invalid(scope, 'availabilityTimeout', timeout, 'it must be between 1 minute and 2 hours (the custom-resource provider stops at 2 hours)', 'use e.g. Duration.minutes(20)');
+  }
+  return Math.ceil(seconds);
+}

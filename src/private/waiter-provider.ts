@@ -1,0 +1,90 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct, IConstruct } from 'constructs';
+import { WaitForAvailableIsCompleteFunction } from './wait-for-available-is-complete-function';
+import { WaitForAvailableOnEventFunction } from './wait-for-available-on-event-function';
+
+/** CloudFormation type of the waiter custom resource (shared with the handlers). */
+export const WAITER_RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
+
+/** Actions the isComplete handler needs to read a file system, its mount targets and access points. */
+export const WAITER_READ_ACTIONS = [
+  's3files:GetFileSystem',
+  's3files:ListMountTargets',
+  's3files:GetMountTarget',
+  's3files:GetAccessPoint',
+];
+
+/**
+ * One custom-resource provider per stack for the mount-target waiter, however many
+ * file systems the stack holds. Found by a fixed id at the stack root (no static singleton,
+ * so separate apps and stacks in one process never share state).
+ */
+export class S3FilesWaiterProvider extends Construct {
+  /** Fixed construct id at the stack root. */
+  public static readonly ID = 'S3FilesMountTargetsWaiterProvider';
+
+  /** Returns the stack's provider, creating it on first use. */
+  public static getOrCreate(scope: IConstruct): S3FilesWaiterProvider {
+    const stack = Stack.of(scope);
+    const existing = stack.node.tryFindChild(S3FilesWaiterProvider.ID);
+    if (existing instanceof S3FilesWaiterProvider) return existing;
+    return new S3FilesWaiterProvider(stack, S3FilesWaiterProvider.ID);
+  }
+
+  /** The provider's service token for `CustomResource`. */
+  public readonly serviceToken: string;
+  /** Handles Create/Update/Delete (bucket versioning check, start time). */
+  public readonly onEventFunction: lambda.Function;
+  /** Polls the control plane until the mount targets and access points are available. */
+  public readonly isCompleteFunction: lambda.Function;
+
+  private constructor(scope: Construct, id: string) {
+    super(scope, id);
+
+    this.onEventFunction = new WaitForAvailableOnEventFunction(this, 'OnEvent', {
+      description: 'S3 Files waiter: start, and verify bucket versioning for imported buckets',
+      architecture: lambda.Architecture.ARM_64,
+      timeout: Duration.minutes(1),
+      memorySize: 256,
+    });
+    this.isCompleteFunction = new WaitForAvailableIsCompleteFunction(this, 'IsComplete', {
+      description: 'S3 Files waiter: poll until every mount target and access point is available',
+      architecture: lambda.Architecture.ARM_64,
+      timeout: Duration.minutes(1),
+      memorySize: 256,
+    });
+
+    const provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: this.onEventFunction,
+      isCompleteHandler: this.isCompleteFunction,
+      queryInterval: Duration.seconds(10),
+      // The per-resource availabilityTimeout is enforced by the handler; this is the ceiling.
+      totalTimeout: Duration.hours(2),
+    });
+    this.serviceToken = provider.serviceToken;
+  }
+
+  /**
+   * Lets the handlers read one file system, its mount targets and its access points.
+   * Scoped to the file system ARN and its `access-point/*` sub-resources.
+   */
+  public grantReadFileSystem(fileSystemArn: string): void {
+    const statement = new iam.PolicyStatement({
+      actions: WAITER_READ_ACTIONS,
+      resources: [fileSystemArn, `${fileSystemArn}/access-point/*`],
+    });
+    this.isCompleteFunction.addToRolePolicy(statement);
+  }
+
+  /** Lets onEvent read the versioning status of an imported bucket. */
+  public grantVerifyBucketVersioning(bucket: s3.IBucket): void {
+    this.onEventFunction.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['s3:GetBucketVersioning'],
+      resources: [bucket.bucketArn],
+    }));
+  }
+}
