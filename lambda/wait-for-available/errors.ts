@@ -9,6 +9,8 @@ interface SdkErrorLike {
 }
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND']);
+// The SDK re-wraps errors it cannot recognise as Error objects, keeping only the text.
+const NETWORK_MESSAGE = /\b(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EAI_AGAIN|ENOTFOUND)\b|socket hang up/;
 
 function asSdkError(error: unknown): SdkErrorLike {
   return (typeof error === 'object' && error !== null ? error : {}) as SdkErrorLike;
@@ -40,7 +42,8 @@ export function isTransient(error: unknown): boolean {
     || e.$fault === 'server'
     || (status !== undefined && status >= 500)
     || e.name === 'TimeoutError'
-    || (e.code !== undefined && NETWORK_CODES.has(e.code));
+    || (e.code !== undefined && NETWORK_CODES.has(e.code))
+    || NETWORK_MESSAGE.test(e.message ?? '');
 }
 
 /** `Name (HTTP 429): message` for logs and failure reasons. */
