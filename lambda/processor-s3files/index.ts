@@ -1,1 +1,309 @@
-export async function handler(): Promise<void> { /* TODO */ }
+/**
+ * "After" processor: does the job with plain file-system calls on an S3 Files mount.
+ *
+ * Layout under MOUNT_PATH: `inbox/` (new files), `processing/<claim>/` (files this or another
+ * invocation has claimed), `processed/` (results: `<name>` and `<name>.meta.json`).
+ *
+ * Claim protocol, so several invocations can share one inbox without losing or duplicating a file:
+ * 1. each invocation makes its own `processing/<epochMs>-<uuid>/` directory;
+ * 2. it claims a file with one atomic rename `inbox/<name>` -> `processing/<claim>/<name>`;
+ *    exactly one rename succeeds, the losers get ENOENT and skip the file silently;
+ * 3. it reads the claimed file, writes `processed/<name>.meta.json` (temp file + fsync + rename),
+ *    then renames the file into `processed/`; so a data file in processed/ always has its metadata;
+ * 4. any failure after the claim renames the file back to where it was and reports it;
+ * 5. claims older than CLAIM_STALE_SECONDS (an invocation that timed out or crashed) are taken over
+ *    by a later invocation with the same atomic rename into its own claim directory.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants as fsc, Dirent } from 'node:fs';
+import { lstat, mkdir, open, readdir, rename, rmdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import {
+  emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
+} from '../shared/common';
+import { unsafeNameReason } from '../shared/names';
+import { observability } from '../shared/observability';
+import { mapPool } from '../shared/pool';
+import { TextStats, TextStatsCounter } from '../shared/text-stats';
+
+/**
+ * Files handled in parallel. On S3 Files every open/read/rename is an NFS round trip, so latency
+ * rather than CPU bounds throughput; 16 keeps enough requests in flight without exhausting the
+ * libuv pool (set UV_THREADPOOL_SIZE >= this value on the function) or memory (256 KiB per file).
+ */
+export const DEFAULT_CONCURRENCY = 16;
+/** Longer than Lambda's 15-minute maximum timeout, so a live invocation's claim is never taken. */
+export const DEFAULT_CLAIM_STALE_SECONDS = 1200;
+// open(2) flags are bit masks.
+/* eslint-disable no-bitwise */
+const READ_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK;
+const CREATE_FLAGS = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW;
+const DIR_FLAGS = fsc.O_RDONLY | fsc.O_DIRECTORY;
+/* eslint-enable no-bitwise */
+const READ_CHUNK_BYTES = 256 * 1024;
+const DIR_MODE = 0o755;
+const CLAIM_DIR_MODE = 0o700;
+const FILE_MODE = 0o644;
+const CLAIM_NAME = /^(\d{13})-[0-9a-f-]{36}$/;
+
+export interface ProcessorEvent {
+  /** Files processed in parallel (overrides env CONCURRENCY). */
+  readonly concurrency?: number;
+  /** Age after which another invocation's claim is recovered (overrides env CLAIM_STALE_SECONDS). */
+  readonly claimStaleSeconds?: number;
+}
+
+export interface MountProcessorOptions {
+  readonly mountPath: string;
+  readonly concurrency: number;
+  readonly claimStaleMs: number;
+  readonly log?: (message: string, extra: Record<string, unknown>) => void;
+}
+
+interface Claimed {
+  readonly name: string;
+  /** Where the file was before the claim (restored on failure). */
+  readonly from: string;
+  readonly path: string;
+  stats?: TextStats;
+  metaWritten?: boolean;
+}
+
+export async function handler(event?: ProcessorEvent | null): Promise<ProcessorResult> {
+  const { logger, metrics } = observability('processor-s3files');
+  const mountPath = requireEnv('MOUNT_PATH');
+  const concurrency = intSetting('concurrency (event.concurrency or env CONCURRENCY)',
+    event?.concurrency, process.env.CONCURRENCY, DEFAULT_CONCURRENCY, 1, 1024);
+  const staleSeconds = intSetting('claimStaleSeconds (event.claimStaleSeconds or env CLAIM_STALE_SECONDS)',
+    event?.claimStaleSeconds, process.env.CLAIM_STALE_SECONDS, DEFAULT_CLAIM_STALE_SECONDS, 0, 7 * 24 * 3600);
+  const result = await processMount({
+    mountPath,
+    concurrency,
+    claimStaleMs: staleSeconds * 1000,
+    log: (message, extra) => logger.warn(message, extra),
+  });
+  metrics.addMetric('FilesProcessed', MetricUnit.Count, result.files);
+  metrics.addMetric('FilesFailed', MetricUnit.Count, result.errors.length);
+  metrics.publishStoredMetrics();
+  logger.info('batch done', { files: result.files, errors: result.errors.length, timings: result.timings });
+  return result;
+}
+
+/** A directory we own under the mount: create it if missing, refuse it if it is a symlink. */
+async function ensureDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: DIR_MODE });
+  const st = await lstat(path);
+  if (!st.isDirectory()) {
+    throw new Error(`${path} must be a real directory under MOUNT_PATH, found a ${st.isSymbolicLink() ? 'symlink' : 'non-directory'}; remove it.`);
+  }
+}
+
+function entryRefusal(entry: Dirent): string | undefined {
+  const unsafe = unsafeNameReason(entry.name);
+  if (unsafe) return `refused: ${unsafe}`;
+  if (entry.isSymbolicLink()) return 'refused: symlink (not followed)';
+  if (!entry.isFile()) return 'skipped: not a regular file';
+  return undefined;
+}
+
+function isErrno(e: unknown, code: string): boolean {
+  return (e as NodeJS.ErrnoException)?.code === code;
+}
+
+export async function processMount(opts: MountProcessorOptions): Promise<ProcessorResult> {
+  const t0 = performance.now();
+  const timings = emptyTimings();
+  const errors: FileError[] = [];
+  const log = opts.log ?? (() => undefined);
+  const root = opts.mountPath;
+  const inbox = join(root, 'inbox');
+  const processed = join(root, 'processed');
+  const processing = join(root, 'processing');
+  const claimName = `${Date.now()}-${randomUUID()}`;
+  const claimDir = join(processing, claimName);
+  const fail = (name: string, error: string): void => {
+    errors.push({ name, error });
+    log('file not processed', { name, error });
+  };
+
+  const rootStat = await lstat(root).catch((e) => {
+    throw new Error(`MOUNT_PATH ${root} is not accessible (${errorMessage(e)}); check the function's file system configuration.`);
+  });
+  if (!rootStat.isDirectory() && !rootStat.isSymbolicLink()) {
+    throw new Error(`MOUNT_PATH ${root} is not a directory; check the function's file system configuration.`);
+  }
+
+  // --- list + claim ---
+  const claimed = await timed(timings, 'listMs', async () => {
+    await ensureDir(inbox);
+    await ensureDir(processed);
+    await ensureDir(processing);
+    await mkdir(claimDir, { mode: CLAIM_DIR_MODE });
+
+    const candidates: { name: string; from: string }[] = [];
+    const seen = new Set<string>();
+    for (const entry of await readdir(inbox, { withFileTypes: true })) {
+      const refusal = entryRefusal(entry);
+      if (refusal) {
+        fail(entry.name, refusal);
+        continue;
+      }
+      seen.add(entry.name);
+      candidates.push({ name: entry.name, from: join(inbox, entry.name) });
+    }
+    const stale = await staleClaims(processing, claimName, opts.claimStaleMs, seen);
+    candidates.push(...stale.files);
+
+    const won = await mapPool(candidates, opts.concurrency, async (c): Promise<Claimed | undefined> => {
+      const path = join(claimDir, c.name);
+      try {
+        await rename(c.from, path);
+        return { ...c, path };
+      } catch (e) {
+        // ENOENT: another invocation claimed it first, which is the expected outcome of a race.
+        if (!isErrno(e, 'ENOENT')) fail(c.name, `claim failed, left in place: ${errorMessage(e)}`);
+        return undefined;
+      }
+    });
+    // Drained stale claim directories go; ENOTEMPTY (a name left for the next run) is fine.
+    await Promise.all(stale.dirs.map((d) => rmdir(d).catch(() => undefined)));
+    return won.filter((c): c is Claimed => c !== undefined);
+  });
+
+  // Put a claimed file back where it came from; if even that fails, say where it is.
+  const release = async (c: Claimed, why: string): Promise<void> => {
+    try {
+      await rename(c.path, c.from);
+      fail(c.name, why);
+    } catch (e) {
+      fail(c.name, `${why}; could not move it back (${errorMessage(e)}): it stays in processing/${claimName}/ and is recovered by a later run`);
+    }
+  };
+
+  // --- read (streamed) + count ---
+  const counted = await timed(timings, 'readMs', async () => {
+    const out = await mapPool(claimed, opts.concurrency, async (c) => {
+      try {
+        c.stats = await readStats(c.path, timings);
+        return c;
+      } catch (e) {
+        await release(c, errorMessage(e));
+        return undefined;
+      }
+    });
+    return out.filter((c): c is Claimed => c !== undefined);
+  });
+
+  // --- write metadata atomically ---
+  const withMeta = await timed(timings, 'writeMs', async () => {
+    const out = await mapPool(counted, opts.concurrency, async (c) => {
+      const tmp = join(processed, `.tmp-${claimName.slice(0, 13)}-${randomUUID()}`);
+      try {
+        await writeDurably(tmp, metaJson({ name: c.name, ...c.stats! }));
+        await rename(tmp, join(processed, `${c.name}.meta.json`));
+        return c;
+      } catch (e) {
+        await unlink(tmp).catch(() => undefined);
+        await release(c, `writing metadata failed: ${errorMessage(e)}`);
+        return undefined;
+      }
+    });
+    return out.filter((c): c is Claimed => c !== undefined);
+  });
+
+  // --- move into processed/ ---
+  const moved = await timed(timings, 'renameMs', async () => {
+    const ok = await mapPool(withMeta, opts.concurrency, async (c) => {
+      try {
+        await rename(c.path, join(processed, c.name));
+        return true;
+      } catch (e) {
+        if (isErrno(e, 'ENOENT')) {
+          fail(c.name, 'claim lost: another invocation recovered it as stale (raise CLAIM_STALE_SECONDS)');
+        } else {
+          await release(c, `move to processed/ failed: ${errorMessage(e)}`);
+        }
+        return false;
+      }
+    });
+    await syncDir(processed);
+    return ok.filter(Boolean).length;
+  });
+
+  await rmdir(claimDir).catch((e) => log('claim directory not removed', { claimDir, error: errorMessage(e) }));
+  timings.totalMs = performance.now() - t0;
+  return { files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency };
+}
+
+/** Files in other invocations' claim directories older than `staleMs`, to be re-claimed. */
+async function staleClaims(processing: string, own: string, staleMs: number, seen: Set<string>) {
+  const found: { name: string; from: string }[] = [];
+  const dirs: string[] = [];
+  const now = Date.now();
+  for (const dir of await readdir(processing, { withFileTypes: true })) {
+    const m = CLAIM_NAME.exec(dir.name);
+    if (!dir.isDirectory() || !m || dir.name === own || now - Number(m[1]) < staleMs) continue;
+    const dirPath = join(processing, dir.name);
+    dirs.push(dirPath);
+    const entries = await readdir(dirPath, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    for (const entry of entries) {
+      // Same name claimed twice (inbox and a stale claim): leave the second for the next run so
+      // one rename can never overwrite the other inside our claim directory.
+      if (!entry.isFile() || unsafeNameReason(entry.name) || seen.has(entry.name)) continue;
+      seen.add(entry.name);
+      found.push({ name: entry.name, from: join(dirPath, entry.name) });
+    }
+  }
+  return { files: found, dirs };
+}
+
+async function readStats(path: string, timings: { processMs: number }): Promise<TextStats> {
+  // O_NOFOLLOW: if the entry was swapped for a symlink after listing, open fails with ELOOP.
+  const fh = await open(path, READ_FLAGS);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new Error('not a regular file');
+    const counter = new TextStatsCounter();
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(st.size, 1)));
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      const c0 = performance.now();
+      counter.update(buf.subarray(0, bytesRead));
+      timings.processMs += performance.now() - c0;
+    }
+    const c0 = performance.now();
+    const stats = counter.finish();
+    timings.processMs += performance.now() - c0;
+    return stats;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Write a new file and fsync it before it is renamed into place, so a crash never exposes a partial file. */
+async function writeDurably(path: string, data: string): Promise<void> {
+  const fh = await open(path, CREATE_FLAGS, FILE_MODE);
+  try {
+    await fh.writeFile(data, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Persist the directory entries created by the renames (best effort: not every file system allows it). */
+async function syncDir(path: string): Promise<void> {
+  try {
+    const fh = await open(path, DIR_FLAGS);
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // fsync on a directory is advisory here; the renames themselves are already atomic.
+  }
+}

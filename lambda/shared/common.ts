@@ -1,0 +1,102 @@
+import { performance } from 'node:perf_hooks';
+
+/** Phase timings in milliseconds (wall-clock per phase; `processMs` is CPU time spent counting). */
+export interface Timings {
+  listMs: number;
+  readMs: number;
+  processMs: number;
+  writeMs: number;
+  renameMs: number;
+  totalMs: number;
+}
+
+export interface FileError {
+  readonly name: string;
+  readonly error: string;
+}
+
+/** What both processors return. `files` counts files moved to processed/ by this invocation. */
+export interface ProcessorResult {
+  readonly files: number;
+  readonly errors: FileError[];
+  readonly timings: Timings;
+  readonly concurrency: number;
+}
+
+/** Content of `processed/<name>.meta.json`, identical on both sides. */
+export interface FileMeta {
+  readonly name: string;
+  readonly wordCount: number;
+  readonly lineCount: number;
+  readonly bytes: number;
+}
+
+export function metaJson(meta: FileMeta): string {
+  return `${JSON.stringify({ name: meta.name, wordCount: meta.wordCount, lineCount: meta.lineCount, bytes: meta.bytes })}\n`;
+}
+
+export function emptyTimings(): Timings {
+  return { listMs: 0, readMs: 0, processMs: 0, writeMs: 0, renameMs: 0, totalMs: 0 };
+}
+
+/** Time an async phase and add its wall-clock to `timings[key]`. */
+export async function timed<T>(timings: Timings, key: keyof Timings, fn: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await fn();
+  } finally {
+    timings[key] += performance.now() - start;
+  }
+}
+
+export function roundTimings(t: Timings): Timings {
+  const r = (v: number): number => Math.round(v * 10) / 10;
+  return {
+    listMs: r(t.listMs),
+    readMs: r(t.readMs),
+    processMs: r(t.processMs),
+    writeMs: r(t.writeMs),
+    renameMs: r(t.renameMs),
+    totalMs: r(t.totalMs),
+  };
+}
+
+export function errorMessage(e: unknown): string {
+  // Duck-typed rather than `instanceof Error`: errors can come from another realm.
+  if (typeof e === 'object' && e !== null && typeof (e as Error).message === 'string') {
+    const err = e as NodeJS.ErrnoException & { $metadata?: unknown };
+    // errno code (ENOENT...) for file-system errors, the error name (NoSuchKey...) for SDK errors.
+    const code = err.code ?? (err.$metadata !== undefined ? err.name : undefined);
+    return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  }
+  return String(e);
+}
+
+/**
+ * Parse a positive integer setting from the event or the environment, with a clear error naming
+ * the setting, the bad value and the allowed range.
+ */
+export function intSetting(
+  name: string,
+  fromEvent: unknown,
+  fromEnv: string | undefined,
+  defaultValue: number,
+  min: number,
+  max: number,
+): number {
+  const raw = fromEvent ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
+  if (raw === undefined || raw === null) return defaultValue;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`Invalid ${name}: ${JSON.stringify(raw)}. Use an integer from ${min} to ${max}.`);
+  }
+  return n;
+}
+
+export function requireEnv(name: string): string {
+  const v = process.env[name];
+  if (v === undefined || v === '') {
+    throw new Error(`Environment variable ${name} is not set; the function's configuration must provide it.`);
+  }
+  return v;
+}

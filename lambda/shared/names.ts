@@ -1,0 +1,45 @@
+/** NAME_MAX on Linux, NFS and S3 Files: longer key components are not shown on the mount. */
+export const MAX_COMPONENT_BYTES = 255;
+
+/**
+ * Why a single inbox entry name must not be used as a path component, or undefined when it is safe.
+ * Refuses `.`/`..`, separators and NUL, so a name can never climb out of the directory it came from.
+ * (`a..b` is an ordinary name and is accepted: only whole `..` components traverse.)
+ */
+export function unsafeNameReason(name: string): string | undefined {
+  if (name === '' ) return 'empty name';
+  if (name === '.' || name === '..') return `'${name}' is a path traversal component`;
+  if (name.includes('/') || name.includes('\\')) return 'name contains a path separator';
+  if (name.includes('\0')) return 'name contains a NUL character';
+  if (Buffer.byteLength(name, 'utf8') > MAX_COMPONENT_BYTES) {
+    return `name is longer than ${MAX_COMPONENT_BYTES} bytes`;
+  }
+  return undefined;
+}
+
+/**
+ * Why an object key (relative to the inbox prefix) cannot be processed as an inbox file, mirroring
+ * what S3 Files can show on the mount (trailing `/`, `.`/`..` components, components > 255 bytes
+ * are not imported) plus keys in sub-"directories", which the file-system processor also skips.
+ */
+export function unrepresentableKeyReason(relativeKey: string): string | undefined {
+  if (relativeKey.endsWith('/')) return 'key ends with "/" (a directory marker), not a file';
+  const parts = relativeKey.split('/');
+  if (parts.some((p) => p === '.' || p === '..')) {
+    return 'key has a "." or ".." component, which the file system cannot represent';
+  }
+  if (parts.some((p) => p === '')) return 'key has an empty component ("//"), which the file system cannot represent';
+  if (parts.some((p) => Buffer.byteLength(p, 'utf8') > MAX_COMPONENT_BYTES)) {
+    return `key has a component longer than ${MAX_COMPONENT_BYTES} bytes, which the file system cannot represent`;
+  }
+  if (parts.length > 1) return 'key is in a sub-directory of inbox/; only direct children are processed';
+  return unsafeNameReason(relativeKey);
+}
+
+/** RFC 3986 encoding of each key segment for CopyObject's CopySource (`bucket/key`). */
+export function encodeCopySource(bucket: string, key: string, versionId?: string): string {
+  const enc = (s: string): string => encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const path = `${bucket}/${key.split('/').map(enc).join('/')}`;
+  return versionId !== undefined ? `${path}?versionId=${encodeURIComponent(versionId)}` : path;
+}

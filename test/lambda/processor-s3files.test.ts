@@ -1,0 +1,371 @@
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { captureStdout, emfMetrics, list, tempMount } from './helpers';
+import { DEFAULT_CLAIM_STALE_SECONDS, handler, processMount } from '../../lambda/processor-s3files/index';
+
+// A configurable copy of fs/promises, so single calls can be made to fail (the real one is frozen).
+jest.mock('node:fs/promises', () => ({ ...jest.requireActual('node:fs/promises') }));
+const fsp: typeof import('node:fs/promises') = jest.requireMock('node:fs/promises');
+
+const meta = (mount: string, name: string) =>
+  JSON.parse(fs.readFileSync(join(mount, 'processed', `${name}.meta.json`), 'utf8'));
+
+describe('processor-s3files on a real directory', () => {
+  let mount: ReturnType<typeof tempMount>;
+  let out: ReturnType<typeof captureStdout>;
+  const savedEnv = { ...process.env };
+
+  beforeEach(() => {
+    mount = tempMount();
+    fs.mkdirSync(join(mount.path, 'inbox'));
+    process.env.MOUNT_PATH = mount.path;
+    delete process.env.CONCURRENCY;
+    delete process.env.CLAIM_STALE_SECONDS;
+    delete process.env.POWERTOOLS_METRICS_DISABLED;
+    out = captureStdout();
+  });
+  afterEach(() => {
+    out.restore();
+    jest.restoreAllMocks();
+    process.env = { ...savedEnv };
+    mount.cleanup();
+  });
+  const inbox = (name: string, data: string | Buffer) => fs.writeFileSync(join(mount.path, 'inbox', name), data);
+
+  test('processes text files with spaces, Unicode and empty content, writes metadata, emits FilesProcessed', async () => {
+    // GIVEN awkward but valid names and contents
+    inbox('hello world.txt', 'hello world\nsecond line here\n');
+    inbox('größe 日本.md', 'naïve café\u00a0crème  brûlée'); // NBSP separates words, no trailing newline
+    inbox('empty', '');
+    inbox('crlf.txt', 'a b\r\nc\r\n');
+
+    // WHEN the handler runs
+    const result = await handler({});
+
+    // THEN every file moved with correct metadata, nothing left behind
+    expect(result.files).toBe(4);
+    expect(result.errors).toEqual([]);
+    expect(meta(mount.path, 'hello world.txt')).toEqual({ name: 'hello world.txt', wordCount: 5, lineCount: 2, bytes: 29 });
+    expect(meta(mount.path, 'größe 日本.md')).toEqual({
+      name: 'größe 日本.md', wordCount: 4, lineCount: 1, bytes: Buffer.byteLength('naïve café\u00a0crème  brûlée'),
+    });
+    expect(meta(mount.path, 'empty')).toEqual({ name: 'empty', wordCount: 0, lineCount: 0, bytes: 0 });
+    expect(meta(mount.path, 'crlf.txt')).toEqual({ name: 'crlf.txt', wordCount: 3, lineCount: 2, bytes: 8 });
+    expect(fs.readFileSync(join(mount.path, 'processed', 'hello world.txt'), 'utf8')).toBe('hello world\nsecond line here\n');
+    expect(list(join(mount.path, 'inbox'))).toEqual([]);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
+    expect(list(join(mount.path, 'processed')).filter((n) => n.startsWith('.tmp'))).toEqual([]);
+    expect(Object.keys(result.timings).sort()).toEqual(['listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'writeMs']);
+    expect(result.concurrency).toBe(16);
+    const emf = emfMetrics(out.lines);
+    expect(emf).toHaveLength(1);
+    expect(emf[0]).toMatchObject({ FilesProcessed: 4, FilesFailed: 0, service: 'processor-s3files' });
+    expect((emf[0]._aws as any).CloudWatchMetrics[0].Namespace).toBe('S3FilesLambda');
+  });
+
+  test('uses POWERTOOLS_METRICS_NAMESPACE / SERVICE_NAME and CONCURRENCY from the environment', async () => {
+    // GIVEN env overrides
+    process.env.POWERTOOLS_METRICS_NAMESPACE = 'MyBench';
+    process.env.POWERTOOLS_SERVICE_NAME = 'after';
+    process.env.CONCURRENCY = '3';
+    inbox('a', 'x');
+    // WHEN
+    const result = await handler(undefined as never);
+    // THEN
+    expect(result.concurrency).toBe(3);
+    const emf = emfMetrics(out.lines)[0];
+    expect((emf._aws as any).CloudWatchMetrics[0].Namespace).toBe('MyBench');
+    expect(emf.service).toBe('after');
+  });
+
+  test('leaves non-UTF-8 and binary files in the inbox, reports them as not text, goes on with the batch', async () => {
+    // GIVEN Latin-1 text, a PNG-like header with NUL bytes, a truncated UTF-8 sequence, and a good file
+    const latin1 = Buffer.from('caf\xe9 cr\xe8me\n', 'latin1');
+    const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]);
+    const truncated = Buffer.from([0x61, 0x20, 0xe6, 0x97]);
+    inbox('latin1.txt', latin1);
+    inbox('image.png', binary);
+    inbox('truncated.txt', truncated);
+    inbox('good.txt', 'ok\n');
+
+    // WHEN
+    const result = await handler({ concurrency: 2 });
+
+    // THEN the bad ones are reported and untouched, the good one processed
+    expect(result.files).toBe(1);
+    const byName = Object.fromEntries(result.errors.map((e) => [e.name, e.error]));
+    expect(byName['latin1.txt']).toMatch(/^not text: invalid UTF-8/);
+    expect(byName['image.png']).toMatch(/^not text: NUL byte/);
+    expect(byName['truncated.txt']).toMatch(/^not text: truncated UTF-8/);
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'latin1.txt'))).toEqual(latin1);
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'image.png'))).toEqual(binary);
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'truncated.txt'))).toEqual(truncated);
+    expect(list(join(mount.path, 'processed'))).toEqual(['good.txt', 'good.txt.meta.json']);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
+    expect(emfMetrics(out.lines)[0]).toMatchObject({ FilesProcessed: 1, FilesFailed: 3 });
+  });
+
+  test('refuses symlinks (never follows them out of the mount) and skips sub-directories', async () => {
+    // GIVEN a secret outside the mount, a symlink to it, a dangling symlink, and a directory
+    const outside = tempMount();
+    try {
+      fs.writeFileSync(join(outside.path, 'secret'), 'top secret words\n');
+      fs.symlinkSync(join(outside.path, 'secret'), join(mount.path, 'inbox', 'link.txt'));
+      fs.symlinkSync('../../etc/passwd', join(mount.path, 'inbox', 'dotdot-link'));
+      fs.mkdirSync(join(mount.path, 'inbox', 'subdir'));
+
+      // WHEN
+      const result = await handler({});
+
+      // THEN nothing followed, nothing moved, all reported
+      expect(result.files).toBe(0);
+      expect(result.errors).toEqual(expect.arrayContaining([
+        { name: 'link.txt', error: 'refused: symlink (not followed)' },
+        { name: 'dotdot-link', error: 'refused: symlink (not followed)' },
+        { name: 'subdir', error: 'skipped: not a regular file' },
+      ]));
+      expect(fs.lstatSync(join(mount.path, 'inbox', 'link.txt')).isSymbolicLink()).toBe(true);
+      expect(fs.readFileSync(join(outside.path, 'secret'), 'utf8')).toBe('top secret words\n');
+      expect(list(join(mount.path, 'processed'))).toEqual([]);
+    } finally {
+      outside.cleanup();
+    }
+  });
+
+  test('a file swapped for a symlink after listing is not followed (O_NOFOLLOW) and is put back', async () => {
+    // GIVEN a regular file that becomes a symlink between listing and the claim rename
+    inbox('swap.txt', 'innocent\n');
+    const outside = tempMount();
+    fs.writeFileSync(join(outside.path, 'secret'), 'secret\n');
+    const realRename = fsp.rename;
+    jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (String(from).endsWith(join('inbox', 'swap.txt'))) {
+        fs.unlinkSync(from as string);
+        fs.symlinkSync(join(outside.path, 'secret'), from as string);
+      }
+      return realRename(from, to);
+    });
+    try {
+      // WHEN
+      const result = await handler({});
+      // THEN open() refused the link, which went back to the inbox; the secret was never read
+      expect(result.files).toBe(0);
+      expect(result.errors).toHaveLength(1);
+      expect(result.errors[0].error).toMatch(/ELOOP/);
+      expect(fs.lstatSync(join(mount.path, 'inbox', 'swap.txt')).isSymbolicLink()).toBe(true);
+      expect(list(join(mount.path, 'processed'))).toEqual([]);
+    } finally {
+      outside.cleanup();
+    }
+  });
+
+  test('refuses an inbox/ or processed/ directory that is a symlink leading out of the mount', async () => {
+    // GIVEN processed/ points outside the mount
+    const outside = tempMount();
+    try {
+      fs.symlinkSync(outside.path, join(mount.path, 'processed'));
+      inbox('a.txt', 'a\n');
+      // WHEN / THEN
+      await expect(handler({})).rejects.toThrow(/processed must be a real directory under MOUNT_PATH, found a symlink/);
+      expect(list(outside.path)).toEqual([]);
+      expect(list(join(mount.path, 'inbox'))).toEqual(['a.txt']);
+    } finally {
+      outside.cleanup();
+    }
+  });
+
+  test('streams a 50 MB file and counts it exactly', async () => {
+    // GIVEN 50 MiB of "word " lines: 10 words per line
+    const line = `${'word '.repeat(9)}word\n`; // 50 bytes
+    const lines = (50 * 1024 * 1024) / line.length;
+    const fd = fs.openSync(join(mount.path, 'inbox', 'big.txt'), 'w');
+    const block = Buffer.from(line.repeat(lines / 64));
+    for (let i = 0; i < 64; i++) fs.writeSync(fd, block);
+    fs.closeSync(fd);
+    const readFileSpy = jest.spyOn(fsp, 'readFile');
+
+    // WHEN
+    const result = await handler({});
+
+    // THEN
+    expect(result.errors).toEqual([]);
+    expect(meta(mount.path, 'big.txt')).toEqual({ name: 'big.txt', wordCount: lines * 10, lineCount: lines, bytes: 50 * 1024 * 1024 });
+    expect(readFileSpy).not.toHaveBeenCalled();
+  });
+
+  test('processes 10,000 files', async () => {
+    // GIVEN 10,000 small files
+    for (let i = 0; i < 10_000; i++) fs.writeFileSync(join(mount.path, 'inbox', `f${i}.txt`), `file number ${i}\n`);
+    // WHEN
+    const result = await handler({ concurrency: 32 });
+    // THEN
+    expect(result.files).toBe(10_000);
+    expect(result.errors).toEqual([]);
+    const processed = list(join(mount.path, 'processed'));
+    expect(processed).toHaveLength(20_000);
+    expect(meta(mount.path, 'f9999.txt')).toEqual({ name: 'f9999.txt', wordCount: 3, lineCount: 1, bytes: 'file number 9999\n'.length });
+    expect(list(join(mount.path, 'inbox'))).toEqual([]);
+  }, 120_000);
+
+  test('a metadata write failure puts the file back in the inbox and removes the temp file', async () => {
+    // GIVEN processed/bad.txt.meta.json is a directory, so renaming the metadata onto it fails
+    inbox('bad.txt', 'x y\n');
+    inbox('good.txt', 'z\n');
+    fs.mkdirSync(join(mount.path, 'processed', 'bad.txt.meta.json', 'keep'), { recursive: true });
+    // WHEN
+    const result = await handler({});
+    // THEN
+    expect(result.files).toBe(1);
+    expect(result.errors).toEqual([{ name: 'bad.txt', error: expect.stringMatching(/^writing metadata failed: E(ISDIR|NOTEMPTY|EXIST)/) }]);
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'bad.txt'), 'utf8')).toBe('x y\n');
+    expect(list(join(mount.path, 'processed')).filter((n) => n.startsWith('.tmp'))).toEqual([]);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
+  });
+
+  test('a failed move into processed/ puts the file back in the inbox', async () => {
+    // GIVEN processed/blocked.txt is a non-empty directory
+    inbox('blocked.txt', 'b\n');
+    fs.mkdirSync(join(mount.path, 'processed', 'blocked.txt', 'x'), { recursive: true });
+    // WHEN
+    const result = await handler({});
+    // THEN
+    expect(result.files).toBe(0);
+    expect(result.errors[0]).toEqual({ name: 'blocked.txt', error: expect.stringMatching(/^move to processed\/ failed: E(ISDIR|NOTEMPTY|EXIST)/) });
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'blocked.txt'), 'utf8')).toBe('b\n');
+  });
+
+  test('when even the release fails, the error says where the file is; a later run recovers it', async () => {
+    // GIVEN reads fail for one file and so does moving it back
+    inbox('stuck.txt', 'stuck\n');
+    const realOpen = fsp.open;
+    const realRename = fsp.rename;
+    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
+      if (String(p).endsWith('stuck.txt') && String(p).includes('processing')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      return realOpen(p, ...rest);
+    });
+    jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (String(to).endsWith(join('inbox', 'stuck.txt'))) throw Object.assign(new Error('EACCES: denied'), { code: 'EACCES' });
+      return realRename(from, to);
+    });
+    // WHEN
+    const first = await handler({});
+    // THEN it is reported with its location, and it stays in a claim directory
+    expect(first.errors[0].error).toMatch(/^EIO: i\/o error; could not move it back \(EACCES: denied\): it stays in processing\/\d{13}-/);
+    const claims = list(join(mount.path, 'processing'));
+    expect(claims).toHaveLength(1);
+    expect(list(join(mount.path, 'processing', claims[0]))).toEqual(['stuck.txt']);
+
+    // WHEN a later run sees the claim as stale
+    jest.restoreAllMocks();
+    const second = await handler({ claimStaleSeconds: 0 });
+    // THEN it is recovered and processed, and the empty claim directory is gone
+    expect(second.files).toBe(1);
+    expect(meta(mount.path, 'stuck.txt').wordCount).toBe(1);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
+  });
+
+  test('recovers only stale claims of crashed invocations, never fresh ones', async () => {
+    // GIVEN an old claim (crashed invocation), a fresh claim (live invocation), and a name clash
+    const old = `${Date.now() - (DEFAULT_CLAIM_STALE_SECONDS + 60) * 1000}-${randomUUID()}`;
+    const fresh = `${Date.now()}-${randomUUID()}`;
+    fs.mkdirSync(join(mount.path, 'processing', old), { recursive: true });
+    fs.mkdirSync(join(mount.path, 'processing', fresh), { recursive: true });
+    fs.mkdirSync(join(mount.path, 'processing', 'not-a-claim'), { recursive: true });
+    fs.writeFileSync(join(mount.path, 'processing', old, 'orphan.txt'), 'left by a crash\n');
+    fs.writeFileSync(join(mount.path, 'processing', old, 'clash.txt'), 'old copy\n');
+    fs.writeFileSync(join(mount.path, 'processing', fresh, 'busy.txt'), 'being processed\n');
+    inbox('clash.txt', 'new copy\n');
+
+    // WHEN
+    const result = await handler({});
+
+    // THEN the orphan is processed, the fresh claim is untouched, the clash waits for the next run
+    expect(result.errors).toEqual([]);
+    expect(result.files).toBe(2);
+    expect(meta(mount.path, 'orphan.txt').wordCount).toBe(4);
+    expect(fs.readFileSync(join(mount.path, 'processed', 'clash.txt'), 'utf8')).toBe('new copy\n');
+    expect(list(join(mount.path, 'processing', fresh))).toEqual(['busy.txt']);
+    expect(list(join(mount.path, 'processing', old))).toEqual(['clash.txt']);
+
+    // AND the next run takes the remaining one and removes the emptied claim directory
+    const next = await handler({});
+    expect(next.files).toBe(1);
+    expect(fs.readFileSync(join(mount.path, 'processed', 'clash.txt'), 'utf8')).toBe('old copy\n');
+    const after = await handler({});
+    expect(after.files).toBe(0);
+    expect(list(join(mount.path, 'processing')).sort()).toEqual([fresh, 'not-a-claim'].sort());
+  });
+
+  test('two invocations racing in one process: each file processed exactly once', async () => {
+    // GIVEN 300 files
+    for (let i = 0; i < 300; i++) inbox(`r${i}.txt`, `race ${i}\n`);
+    // WHEN two handlers run at once
+    const [a, b] = await Promise.all([handler({ concurrency: 4 }), handler({ concurrency: 4 })]);
+    // THEN together they processed each file once, with no errors (losing a claim race is not an error)
+    expect(a.errors).toEqual([]);
+    expect(b.errors).toEqual([]);
+    expect(a.files + b.files).toBe(300);
+    expect(list(join(mount.path, 'processed'))).toHaveLength(600);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
+  });
+
+  test('a claim lost to a stale-claim recovery is reported, not double counted', async () => {
+    // GIVEN another invocation steals our claimed file before the final move
+    inbox('stolen.txt', 'mine\n');
+    const realRename = fsp.rename;
+    jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (String(to).endsWith(join('processed', 'stolen.txt'))) {
+        await realRename(from, join(mount.path, 'inbox', 'stolen.txt'));
+      }
+      return realRename(from, to);
+    });
+    // WHEN
+    const result = await handler({});
+    // THEN
+    expect(result.files).toBe(0);
+    expect(result.errors).toEqual([{ name: 'stolen.txt', error: expect.stringMatching(/^claim lost/) }]);
+    expect(list(join(mount.path, 'inbox'))).toEqual(['stolen.txt']);
+  });
+
+  test('a claim that fails for another reason than a lost race is reported and the file stays', async () => {
+    // GIVEN the claim rename fails with EACCES
+    inbox('locked.txt', 'l\n');
+    jest.spyOn(fsp, 'rename').mockRejectedValueOnce(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }));
+    // WHEN
+    const result = await processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 1000 });
+    // THEN
+    expect(result.errors).toEqual([{ name: 'locked.txt', error: 'claim failed, left in place: EACCES: permission denied' }]);
+    expect(list(join(mount.path, 'inbox'))).toEqual(['locked.txt']);
+  });
+
+  test('creates inbox/, processed/ and processing/ with mode 755 when missing', async () => {
+    // GIVEN an empty mount
+    fs.rmdirSync(join(mount.path, 'inbox'));
+    // WHEN
+    const result = await handler({});
+    // THEN
+    expect(result.files).toBe(0);
+    for (const d of ['inbox', 'processed', 'processing']) {
+      const st = fs.lstatSync(join(mount.path, d));
+      expect(st.isDirectory()).toBe(true);
+      // eslint-disable-next-line no-bitwise
+      expect(st.mode & 0o777).toBe(0o755 & ~process.umask());
+    }
+  });
+
+  test('clear errors for missing or wrong configuration', async () => {
+    // GIVEN / WHEN / THEN
+    process.env.CONCURRENCY = '0';
+    await expect(handler({})).rejects.toThrow('Invalid concurrency (event.concurrency or env CONCURRENCY): "0". Use an integer from 1 to 1024.');
+    delete process.env.CONCURRENCY;
+    await expect(handler({ concurrency: 1.5 })).rejects.toThrow(/Invalid concurrency.*1.5/);
+    process.env.MOUNT_PATH = join(mount.path, 'does-not-exist');
+    await expect(handler({})).rejects.toThrow(/MOUNT_PATH .*does-not-exist is not accessible \(ENOENT/);
+    process.env.MOUNT_PATH = join(mount.path, 'file');
+    fs.writeFileSync(process.env.MOUNT_PATH, '');
+    await expect(handler({})).rejects.toThrow(/MOUNT_PATH .*file is not a directory/);
+    delete process.env.MOUNT_PATH;
+    await expect(handler({})).rejects.toThrow('Environment variable MOUNT_PATH is not set');
+  });
+});
