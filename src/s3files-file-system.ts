@@ -468,7 +468,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       try {
         subnets = this.vpc.selectSubnets(selection).subnets;
       } catch (e) {
-        invalid(this, 'vpcSubnets', JSON.stringify(selection, (k, v) => (k === 'subnets' ? undefined : v)),
+        invalid(this, 'vpcSubnets', { ...selection, subnets: selection.subnets?.map(sn => sn.subnetId) },
           `the VPC cannot satisfy it (${(e as Error).message.split('\n')[0]})`, 'select subnet groups that exist in the VPC');
       }
     } else {

@@ -22,6 +22,7 @@ export function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value instanceof Duration) return value.toHumanString();
   if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return JSON.stringify(value);
   return String(value);
 }
 

@@ -1,0 +1,689 @@
+import { App, Duration, Lazy, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
+import { ImportTrigger, S3FilesFileSystem } from '../src';
+
+function fileSystem(props: Partial<ConstructorParameters<typeof S3FilesFileSystem>[2]> = {}) {
+  const stack = newStack();
+  const vpc = props.vpc ?? isolatedVpc(stack);
+  const fs = new S3FilesFileSystem(stack, 'Files', { ...props, vpc });
+  return { stack, vpc, fs, template: () => Template.fromStack(stack) };
+}
+
+describe('S3FilesFileSystem: created bucket', () => {
+  test('is versioned, SSE-S3, public access blocked, bucket-owner-enforced, lifecycle-managed and retained', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const t = template();
+    t.hasResource('AWS::S3::Bucket', {
+      Properties: {
+        VersioningConfiguration: { Status: 'Enabled' },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        LifecycleConfiguration: {
+          Rules: [Match.objectLike({
+            Status: 'Enabled',
+            NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+            AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
+          })],
+        },
+      },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  test('bucket policy denies requests without TLS', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    template().hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({
+          Effect: 'Deny',
+          Action: 's3:*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        })]),
+      },
+    });
+  });
+
+  test('noncurrentVersionExpiration is configurable', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem({ noncurrentVersionExpiration: Duration.days(90) });
+    // THEN
+    template().hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 90 } })] },
+    });
+  });
+
+  test('encryptionKey makes the created bucket SSE-KMS with a bucket key', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), encryptionKey: key });
+    // THEN
+    Template.fromStack(stack).hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{
+          BucketKeyEnabled: true,
+          ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Key'), 'Arn'] } },
+        }],
+      },
+    });
+  });
+});
+
+describe('S3FilesFileSystem: service role', () => {
+  test('trusts elasticfilesystem.amazonaws.com with aws:SourceAccount and ArnLike aws:SourceArn on file-system/*', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    template().hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [{
+          Action: 'sts:AssumeRole',
+          Effect: 'Allow',
+          Principal: { Service: 'elasticfilesystem.amazonaws.com' },
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+            ArnLike: {
+              'aws:SourceArn': {
+                'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3files:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':file-system/*']],
+              },
+            },
+          },
+        }],
+      },
+    });
+  });
+
+  test('has the S3 bucket/object/multipart actions scoped to the bucket with aws:ResourceAccount', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const [, policy] = byPrefix(template(), 'AWS::IAM::Policy', 'FilesServiceRolePolicy');
+    const statements = policy.Properties.PolicyDocument.Statement;
+    const bucketStmt = statements.find((s: any) => s.Sid === 'S3BucketAccess');
+    const objectStmt = statements.find((s: any) => s.Sid === 'S3ObjectAccess');
+    expect(bucketStmt.Action).toEqual(['s3:ListBucket', 's3:ListBucketVersions', 's3:GetBucketLocation', 's3:GetBucketVersioning']);
+    expect(bucketStmt.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^FilesBucket/), 'Arn'] });
+    expect(bucketStmt.Condition).toEqual({ StringEquals: { 'aws:ResourceAccount': { Ref: 'AWS::AccountId' } } });
+    expect(objectStmt.Action).toEqual(['s3:GetObject*', 's3:PutObject*', 's3:DeleteObject*', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts']);
+    expect(objectStmt.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^FilesBucket/), 'Arn'] }, '/*']] });
+    expect(objectStmt.Condition).toEqual({ StringEquals: { 'aws:ResourceAccount': { Ref: 'AWS::AccountId' } } });
+  });
+
+  test('object access is limited to the prefix', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem({ prefix: 'data/in/' });
+    // THEN
+    template().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({
+          Sid: 'S3ObjectAccess',
+          Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.anyValue(), 'Arn'] }, '/data/in/*']] },
+        })]),
+      },
+    });
+    template().hasResourceProperties('AWS::S3Files::FileSystem', { Prefix: 'data/in/' });
+  });
+
+  test('has both EventBridge statements', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    template().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'EventBridgeManageS3FilesRules',
+            Effect: 'Allow',
+            Action: ['events:PutRule', 'events:PutTargets', 'events:DeleteRule', 'events:DisableRule', 'events:EnableRule', 'events:RemoveTargets'],
+            Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':events:*:*:rule/DO-NOT-DELETE-S3-Files*']] },
+            Condition: { StringEquals: { 'events:ManagedBy': 'elasticfilesystem.amazonaws.com' } },
+          },
+          {
+            Sid: 'EventBridgeReadRules',
+            Effect: 'Allow',
+            Action: ['events:DescribeRule', 'events:ListRules', 'events:ListRuleNamesByTarget', 'events:ListTargetsByRule'],
+            Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':events:*:*:rule/*']] },
+          },
+        ]),
+      },
+    });
+  });
+
+  test('has no KMS statement without a key, and KMS actions with kms:ViaService with one', () => {
+    // GIVEN
+    const plain = fileSystem();
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), encryptionKey: key });
+    // THEN
+    expect(JSON.stringify(plain.template().toJSON())).not.toContain('kms:');
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([{
+          Sid: 'KmsForBucketEncryption',
+          Effect: 'Allow',
+          Action: ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
+          Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Key'), 'Arn'] },
+          Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] } } },
+        }]),
+      },
+    });
+  });
+
+  test('uses the key of an imported bucket when it is known', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = kms.Key.fromKeyArn(stack, 'Key', 'arn:aws:kms:us-east-1:111111111111:key/00000000-0000-0000-0000-000000000000');
+    const bucket = s3.Bucket.fromBucketAttributes(stack, 'Imported', { bucketName: 'data-bucket', encryptionKey: key });
+    // WHEN
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
+    // THEN
+    expect(fs.encryptionKey).toBe(key);
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'KmsForBucketEncryption', Resource: key.keyArn })]) },
+    });
+  });
+
+  test('the file system depends on the role policy, not just the role', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const t = template();
+    const [policyId] = byPrefix(t, 'AWS::IAM::Policy', 'FilesServiceRolePolicy');
+    const [, fs] = only(t, 'AWS::S3Files::FileSystem');
+    expect(fs.DependsOn).toContain(policyId);
+    expect(fs.Properties.RoleArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^FilesServiceRole/), 'Arn'] });
+    expect(fs.Properties.Bucket).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^FilesBucket/), 'Arn'] });
+  });
+});
+
+describe('S3FilesFileSystem: file system resource', () => {
+  test('is retained by default and has no synchronization configuration unless asked', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const [, fs] = only(template(), 'AWS::S3Files::FileSystem');
+    expect(fs.DeletionPolicy).toBe('Retain');
+    expect(fs.Properties.SynchronizationConfiguration).toBeUndefined();
+    expect(fs.Properties.Prefix).toBeUndefined();
+  });
+
+  test('renders the synchronization configuration from importSizeThreshold, importTrigger and expireAfterLastAccess', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem({
+      importSizeThreshold: Size.kibibytes(256),
+      importTrigger: ImportTrigger.ON_FILE_ACCESS,
+      expireAfterLastAccess: Duration.days(7),
+    });
+    // THEN
+    template().hasResourceProperties('AWS::S3Files::FileSystem', {
+      SynchronizationConfiguration: {
+        ImportDataRules: [{ Prefix: '', SizeLessThan: 262144, Trigger: 'ON_FILE_ACCESS' }],
+        ExpirationDataRules: [{ DaysAfterLastAccess: 7 }],
+      },
+    });
+  });
+
+  test('fills the other synchronization rules with defaults when only one is set', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem({ expireAfterLastAccess: Duration.days(365) });
+    // THEN
+    template().hasResourceProperties('AWS::S3Files::FileSystem', {
+      SynchronizationConfiguration: {
+        ImportDataRules: [{ Prefix: '', SizeLessThan: 131072, Trigger: 'ON_DIRECTORY_FIRST_ACCESS' }],
+        ExpirationDataRules: [{ DaysAfterLastAccess: 365 }],
+      },
+    });
+  });
+
+  test('ImportTrigger.of is an escape hatch', () => {
+    expect(ImportTrigger.of('ON_SOMETHING_NEW').value).toBe('ON_SOMETHING_NEW');
+    expect(ImportTrigger.ON_DIRECTORY_FIRST_ACCESS.value).toBe('ON_DIRECTORY_FIRST_ACCESS');
+  });
+
+  test('exposes id, ARN, vpc, prefix and connections', () => {
+    // GIVEN / WHEN
+    const { stack, fs, vpc } = fileSystem();
+    // THEN
+    expect(stack.resolve(fs.fileSystemId)).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] });
+    expect(stack.resolve(fs.fileSystemArn)).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] });
+    expect(fs.vpc).toBe(vpc);
+    expect(fs.prefix).toBe('');
+    expect(fs.connections.defaultPort?.toString()).toBe('2049');
+  });
+});
+
+describe('S3FilesFileSystem: mount targets', () => {
+  test('one per AZ in the isolated subnets, with the mount-target security group', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const t = template();
+    const mts = resourcesOfType(t, 'AWS::S3Files::MountTarget');
+    expect(mts.map(([id]) => id)).toEqual([expect.stringMatching(/^FilesMountTarget1/), expect.stringMatching(/^FilesMountTarget2/)]);
+    expect(mts.map(([, r]) => r.Properties.SubnetId.Ref)).toEqual([
+      expect.stringMatching(/^VpcIsolatedSubnet1/), expect.stringMatching(/^VpcIsolatedSubnet2/),
+    ]);
+    for (const [, mt] of mts) {
+      expect(mt.Properties.SecurityGroups).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^FilesMountTargetSecurityGroup/), 'GroupId'] }]);
+    }
+  });
+
+  test('prefers PRIVATE_WITH_EGRESS subnets and takes one per AZ by default', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = new ec2.Vpc(stack, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 1,
+      subnetConfiguration: [
+        { name: 'Public', subnetType: ec2.SubnetType.PUBLIC },
+        { name: 'AppA', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+        { name: 'AppB', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+        { name: 'Data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      ],
+    });
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc });
+    // THEN
+    const subnets = resourcesOfType(Template.fromStack(stack), 'AWS::S3Files::MountTarget').map(([, r]) => r.Properties.SubnetId.Ref);
+    // env-agnostic stacks see two AZs; one subnet each, from the first egress group
+    expect(subnets).toHaveLength(2);
+    subnets.forEach(s => expect(s).toMatch(/^VpcApp/));
+  });
+
+  test('honours an explicit one-per-AZ subnet selection', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: [vpc.isolatedSubnets[1]] } });
+    // THEN
+    const mts = resourcesOfType(Template.fromStack(stack), 'AWS::S3Files::MountTarget');
+    expect(mts).toHaveLength(1);
+    expect(mts[0][1].Properties.SubnetId.Ref).toMatch(/^VpcIsolatedSubnet2/);
+  });
+
+  test('the mount-target security group has no ingress and no open egress by default', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const t = template();
+    const [, sg] = only(t, 'AWS::EC2::SecurityGroup');
+    expect(sg.Properties.SecurityGroupIngress).toBeUndefined();
+    expect(sg.Properties.SecurityGroupEgress).toEqual([expect.objectContaining({ CidrIp: '255.255.255.255/32' })]);
+    expect(resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(0);
+  });
+
+  test('uses a given security group', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const securityGroup = ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0');
+    // WHEN
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc, securityGroup });
+    // THEN
+    expect(fs.connections.securityGroups).toEqual([securityGroup]);
+    Template.fromStack(stack).allResourcesProperties('AWS::S3Files::MountTarget', { SecurityGroups: ['sg-0123456789abcdef0'] });
+  });
+
+  test('ingress from a peer is TCP 2049 only', () => {
+    // GIVEN
+    const { stack, fs, vpc } = fileSystem();
+    const client = new ec2.SecurityGroup(stack, 'Client', { vpc });
+    // WHEN
+    fs.connections.allowDefaultPortFrom(client);
+    // THEN
+    const ingress = resourcesOfType(Template.fromStack(stack), 'AWS::EC2::SecurityGroupIngress');
+    expect(ingress).toHaveLength(1);
+    expect(ingress[0][1].Properties).toMatchObject({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 });
+  });
+});
+
+describe('S3FilesFileSystem: file system policy and grants', () => {
+  test('denies s3files:* without TLS and allows nobody else by default', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const [, policy] = only(template(), 'AWS::S3Files::FileSystemPolicy');
+    expect(policy.Properties.Policy.Statement).toEqual([{
+      Sid: 'DenyInsecureTransport',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 's3files:*',
+      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] },
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    }]);
+    expect(policy.Properties.FileSystemId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] });
+  });
+
+  test('grantMount/grantWrite/grantRootAccess add scoped identity statements and merged allows in the file system policy', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+    // WHEN
+    const grant = fs.grantMount(role);
+    fs.grantWrite(role);
+    fs.grantRootAccess(role);
+    // THEN
+    expect(grant.success).toBe(true);
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: Match.stringLikeRegexp('^Client') }],
+      PolicyDocument: {
+        Statement: [
+          { Action: 's3files:ClientMount', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] } },
+          { Action: 's3files:ClientWrite', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] } },
+          { Action: 's3files:ClientRootAccess', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] } },
+        ],
+      },
+    });
+    const [, policy] = only(t, 'AWS::S3Files::FileSystemPolicy');
+    expect(policy.Properties.Policy.Statement[1]).toEqual({
+      Effect: 'Allow',
+      Principal: { AWS: { 'Fn::GetAtt': [expect.stringMatching(/^Client/), 'Arn'] } },
+      Action: ['s3files:ClientMount', 's3files:ClientRootAccess', 's3files:ClientWrite'],
+      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] },
+    });
+  });
+
+  test('principals that cannot appear in a resource policy get the identity grant only', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    const unknown = new iam.UnknownPrincipal({ resource: stack });
+    // WHEN
+    fs.grantMount({ grantPrincipal: unknown });
+    // THEN
+    const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
+    expect(policy.Properties.Policy.Statement).toHaveLength(1);
+  });
+
+  test('addToResourcePolicy statements are included, even when added after other grants', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    // WHEN
+    const result = fs.addToResourcePolicy(new iam.PolicyStatement({
+      sid: 'Auditor',
+      principals: [new iam.ArnPrincipal('arn:aws:iam::111111111111:role/auditor')],
+      actions: ['s3files:ClientMount'],
+      resources: [fs.fileSystemArn],
+    }));
+    // THEN
+    expect(result.statementAdded).toBe(true);
+    expect(result.policyDependable).toBe(fs.policyDependable);
+    Template.fromStack(stack).hasResourceProperties('AWS::S3Files::FileSystemPolicy', {
+      Policy: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'Auditor', Principal: { AWS: 'arn:aws:iam::111111111111:role/auditor' } })]) },
+    });
+  });
+
+  test('metric uses the AWS/S3/Files namespace and the FileSystemId dimension', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    // WHEN
+    const metric = fs.metric('PendingExports', { statistic: 'Sum', period: Duration.minutes(1) });
+    // THEN
+    expect(metric.namespace).toBe('AWS/S3/Files');
+    expect(metric.metricName).toBe('PendingExports');
+    expect(metric.statistic).toBe('Sum');
+    expect(stack.resolve(metric.dimensions)).toEqual({ FileSystemId: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] } });
+  });
+});
+
+describe('S3FilesFileSystem: waiter', () => {
+  test('the custom resource carries the contract properties and depends on every mount target and access point', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem({ availabilityTimeout: Duration.minutes(30) });
+    // WHEN: access points added after construction are still included
+    const ap1 = fs.addAccessPoint('Writers');
+    const ap2 = fs.addAccessPoint('Readers', { path: '/readers' });
+    // THEN
+    const t = Template.fromStack(stack);
+    const [, waiter] = only(t, 'Custom::S3FilesMountTargetsAvailable');
+    expect(waiter.Properties).toEqual({
+      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesMountTargetsWaiterProviderframeworkonEvent/), 'Arn'] },
+      FileSystemId: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] },
+      ExpectedMountTargetCount: '2',
+      AccessPointIds: [stack.resolve(ap1.accessPointId), stack.resolve(ap2.accessPointId)],
+      TimeoutSeconds: '1800',
+      VerifyBucketVersioning: 'false',
+      BucketName: { Ref: expect.stringMatching(/^FilesBucket/) },
+      WaitForExportOnDelete: 'false',
+      DeleteTimeoutSeconds: '900',
+    });
+    const mtIds = resourcesOfType(t, 'AWS::S3Files::MountTarget').map(([id]) => id);
+    const apIds = resourcesOfType(t, 'AWS::S3Files::AccessPoint').map(([id]) => id);
+    expect(waiter.DependsOn).toEqual(expect.arrayContaining([...mtIds, ...apIds]));
+    expect(fs.mountTargetsAvailable).toBeDefined();
+  });
+
+  test('defaults to a 20 minute timeout and an empty access point list', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    template().hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { TimeoutSeconds: '1200', AccessPointIds: [] });
+  });
+
+  test('an imported bucket is verified at deploy time, and the onEvent role may read its versioning', () => {
+    // GIVEN
+    const stack = newStack();
+    const bucket = s3.Bucket.fromBucketName(stack, 'Imported', 'existing-data');
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
+    // THEN
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { VerifyBucketVersioning: 'true', BucketName: 'existing-data' });
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: Match.stringLikeRegexp('^S3FilesMountTargetsWaiterProviderOnEventServiceRole') }],
+      PolicyDocument: {
+        Statement: [{
+          Action: 's3:GetBucketVersioning',
+          Effect: 'Allow',
+          Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::existing-data']] },
+        }],
+      },
+    });
+    expect(resourcesOfType(t, 'AWS::S3::Bucket')).toHaveLength(0);
+  });
+
+  test('RemovalPolicy.DESTROY deletes the file system before emptying the bucket and waits for pending exports', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
+    // THEN
+    const t = template();
+    const [, fs] = only(t, 'AWS::S3Files::FileSystem');
+    expect(fs.DeletionPolicy).toBe('Delete');
+    const [autoDeleteId] = only(t, 'Custom::S3AutoDeleteObjects');
+    expect(fs.DependsOn).toContain(autoDeleteId);
+    t.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
+    t.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { WaitForExportOnDelete: 'true' });
+  });
+
+  test('one provider per stack, granted read access to each file system and its access points', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    // WHEN
+    new S3FilesFileSystem(stack, 'A', { vpc });
+    new S3FilesFileSystem(stack, 'B', { vpc });
+    // THEN
+    const t = Template.fromStack(stack);
+    expect(resourcesOfType(t, 'AWS::StepFunctions::StateMachine')).toHaveLength(1);
+    const waiters = resourcesOfType(t, 'Custom::S3FilesMountTargetsAvailable');
+    expect(new Set(waiters.map(([, w]) => JSON.stringify(w.Properties.ServiceToken))).size).toBe(1);
+    const [, isCompletePolicy] = resourcesOfType(t, 'AWS::IAM::Policy')
+      .find(([id]) => id.startsWith('S3FilesMountTargetsWaiterProviderIsCompleteServiceRoleDefaultPolicy'))!;
+    const statements = isCompletePolicy.Properties.PolicyDocument.Statement;
+    expect(statements).toHaveLength(2);
+    for (const [i, name] of ['A', 'B'].entries()) {
+      expect(statements[i].Action).toEqual(['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:GetMountTarget', 's3files:GetAccessPoint']);
+      expect(statements[i].Resource).toEqual([
+        { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] },
+        { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] }, '/access-point/*']] },
+      ]);
+    }
+  });
+
+  test('the handlers run on arm64 with the contract polling settings', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem();
+    // THEN
+    const t = template();
+    const handlers = resourcesOfType(t, 'AWS::Lambda::Function').filter(([id]) => /WaiterProvider(OnEvent|IsComplete)[0-9A-F]{8}$/.test(id));
+    expect(handlers).toHaveLength(2);
+    handlers.forEach(([, fn]) => expect(fn.Properties.Architectures).toEqual(['arm64']));
+    const [, sm] = only(t, 'AWS::StepFunctions::StateMachine');
+    const definition = JSON.stringify(sm.Properties.DefinitionString);
+    expect(definition).toContain('\\"IntervalSeconds\\":10');
+    expect(definition).toContain('\\"MaxAttempts\\":720');
+  });
+});
+
+describe('S3FilesFileSystem: validation', () => {
+  test.each([
+    ['data', /invalid prefix "data": it must be empty or end with "\/". Fix: use "data\/"/],
+    ['/data/', /invalid prefix "\/data\/": S3 keys have no leading "\/".*Fix: drop the leading slash, e.g. "data\/"/],
+    ['a//b/', /invalid prefix "a\/\/b\/": it contains an empty path component/],
+    [`${'x'.repeat(1024)}/`, /invalid prefix .*the limit is 1024/],
+  ])('rejects prefix #%#', (prefix, message) => {
+    expect(() => fileSystem({ prefix })).toThrow(message);
+  });
+
+  test('accepts an unresolved prefix', () => {
+    expect(() => fileSystem({ prefix: Lazy.string({ produce: () => 'x/' }) })).not.toThrow();
+  });
+
+  test.each([
+    [Duration.days(0), /invalid expireAfterLastAccess 0 days: it must be a whole number of days from 1 to 365/],
+    [Duration.days(366), /invalid expireAfterLastAccess 366 days/],
+    [Duration.hours(36), /invalid expireAfterLastAccess 1 day 12 hours/],
+  ])('rejects expireAfterLastAccess %s', (expireAfterLastAccess, message) => {
+    expect(() => fileSystem({ expireAfterLastAccess })).toThrow(message);
+  });
+
+  test('rejects an importSizeThreshold above the service maximum', () => {
+    expect(() => fileSystem({ importSizeThreshold: Size.tebibytes(100) })).toThrow(/invalid importSizeThreshold "109951162777600 bytes": it must be between 0 and 52673613135872 bytes/);
+  });
+
+  test('a negative importSizeThreshold cannot even be constructed (aws-cdk-lib rejects it first)', () => {
+    expect(() => fileSystem({ importSizeThreshold: Size.bytes(-1) })).toThrow(/cannot be negative/);
+  });
+
+  test.each([
+    [Duration.seconds(30), /invalid availabilityTimeout 30 seconds: it must be between 1 minute and 2 hours/],
+    [Duration.hours(3), /invalid availabilityTimeout 3 hours/],
+  ])('rejects availabilityTimeout %s', (availabilityTimeout, message) => {
+    expect(() => fileSystem({ availabilityTimeout })).toThrow(message);
+  });
+
+  test('accepts the 2 hour maximum', () => {
+    const { template } = fileSystem({ availabilityTimeout: Duration.hours(2) });
+    template().hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { TimeoutSeconds: '7200' });
+  });
+
+  test('rejects noncurrentVersionExpiration below one day', () => {
+    expect(() => fileSystem({ noncurrentVersionExpiration: Duration.hours(12) })).toThrow(/invalid noncurrentVersionExpiration 12 hours/);
+  });
+
+  test('rejects noncurrentVersionExpiration together with an existing bucket', () => {
+    const stack = newStack();
+    const bucket = s3.Bucket.fromBucketName(stack, 'B', 'existing-bucket');
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket, noncurrentVersionExpiration: Duration.days(3) }))
+      .toThrow(/invalid noncurrentVersionExpiration 3 days: it only applies to a bucket this construct creates/);
+  });
+
+  test('rejects RemovalPolicy.SNAPSHOT', () => {
+    expect(() => fileSystem({ removalPolicy: RemovalPolicy.SNAPSHOT })).toThrow(/invalid removalPolicy "SNAPSHOT": S3 Files file systems have no snapshots/);
+  });
+
+  test('rejects two selected subnets in one AZ', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = new ec2.Vpc(stack, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [
+        { name: 'A', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+        { name: 'B', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      ],
+    });
+    // WHEN / THEN
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }))
+      .toThrow(/invalid vpcSubnets .*both subnets are in availability zone .*one mount target per AZ.*Fix: select one subnet per AZ \(for example add onePerAz: true\)/);
+    // and the default selection takes one per AZ instead
+    expect(() => new S3FilesFileSystem(stack, 'Files2', { vpc })).not.toThrow();
+  });
+
+  test('rejects two imported subnets in one AZ by name', () => {
+    const stack = newStack();
+    const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+      vpcId: 'vpc-1', availabilityZones: ['us-east-1a', 'us-east-1b'], isolatedSubnetIds: ['subnet-1', 'subnet-2'],
+    });
+    const subnets = [
+      ec2.Subnet.fromSubnetAttributes(stack, 'S1', { subnetId: 'subnet-1', availabilityZone: 'us-east-1a' }),
+      ec2.Subnet.fromSubnetAttributes(stack, 'S2', { subnetId: 'subnet-2', availabilityZone: 'us-east-1a' }),
+    ];
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets } }))
+      .toThrow(/invalid vpcSubnets \["subnet-1", "subnet-2"\]: both subnets are in availability zone us-east-1a/);
+  });
+
+  test('rejects imported subnets without an availability zone', () => {
+    const stack = newStack();
+    const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-1', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-1'] });
+    const subnet = ec2.Subnet.fromSubnetId(stack, 'S1', 'subnet-9');
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: [subnet] } }))
+      .toThrow(/invalid vpcSubnets "subnet-9": the subnet was imported without its availability zone.*Fix: import it with ec2.Subnet.fromSubnetAttributes/);
+  });
+
+  test('rejects a VPC without private or isolated subnets', () => {
+    const stack = newStack();
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc }))
+      .toThrow(/invalid vpc .*: it has no private or isolated subnets for the mount targets. Fix: add PRIVATE_ISOLATED or PRIVATE_WITH_EGRESS subnets/);
+  });
+
+  test('rejects a subnet selection the VPC cannot satisfy, naming vpcSubnets', () => {
+    const stack = newStack();
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } }))
+      .toThrow(/invalid vpcSubnets \{"subnetType":"Private"\}: the VPC cannot satisfy it \(There are no 'Private' subnet groups/);
+  });
+
+  test('rejects a selection with no subnets', () => {
+    const stack = newStack();
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), vpcSubnets: { subnets: [] } }))
+      .toThrow(/invalid vpcSubnets "selection": it selects no subnets/);
+  });
+
+  test('rejects a bucket in another region', () => {
+    const app = new App();
+    const stack = new Stack(app, 'S', { env: { account: '111111111111', region: 'us-east-1' } });
+    const bucket = s3.Bucket.fromBucketAttributes(stack, 'B', { bucketName: 'far-away', region: 'eu-west-1' });
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket }))
+      .toThrow(/invalid bucket "far-away": the bucket is in eu-west-1 but the file system is in us-east-1/);
+  });
+
+  test('warns about a bucket owned by another account, and scopes aws:ResourceAccount to it', () => {
+    // GIVEN
+    const app = new App();
+    const stack = new Stack(app, 'S', { env: { account: '111111111111', region: 'us-east-1' } });
+    const bucket = s3.Bucket.fromBucketAttributes(stack, 'B', { bucketName: 'shared', account: '222222222222' });
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
+    // THEN
+    expect(warnings(stack).join('\n')).toMatch(/bucket is owned by account 222222222222, not 111111111111/);
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'S3BucketAccess', Condition: { StringEquals: { 'aws:ResourceAccount': '222222222222' } } })]) },
+    });
+  });
+});
