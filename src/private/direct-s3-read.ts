@@ -22,13 +22,13 @@ export interface DirectS3ReadInfo {
  */
 class Renderer {
   private readonly stack: Stack;
-  private readonly accessPoint: s3files.CfnAccessPoint;
+  private readonly fileSystem: s3files.CfnFileSystem;
   private readonly vpc: ec2.IVpc;
   private counter = 0;
 
   constructor() {
     this.stack = new Stack(new App(), 'DirectS3ReadScratch');
-    const fs = new s3files.CfnFileSystem(this.stack, 'FileSystem', {
+    const fs = this.fileSystem = new s3files.CfnFileSystem(this.stack, 'FileSystem', {
       bucket: 'arn:aws:s3:::scratch',
       roleArn: 'arn:aws:iam::111111111111:role/scratch',
     });
@@ -38,7 +38,6 @@ class Renderer {
       subnetId: 'subnet-00000000',
       securityGroups: [sg.attrGroupId],
     });
-    this.accessPoint = new s3files.CfnAccessPoint(this.stack, 'AccessPoint', { fileSystemId: fs.attrFileSystemId });
     this.vpc = ec2.Vpc.fromVpcAttributes(this.stack, 'Vpc', {
       vpcId: 'vpc-00000000',
       availabilityZones: ['scratch-1a'],
@@ -47,14 +46,16 @@ class Renderer {
   }
 
   public render(value: lambda.DirectS3Read): DirectS3ReadInfo {
-    // Each rendering needs its own function: aws-cdk-lib adds child constructs per mount.
+    // Each rendering needs its own access point and function: aws-cdk-lib adds a fixed-id
+    // child to the access point per mount, so one access point can be mounted only once.
     const scope = new Construct(this.stack, `R${this.counter++}`);
+    const accessPoint = new s3files.CfnAccessPoint(scope, 'AccessPoint', { fileSystemId: this.fileSystem.attrFileSystemId });
     const fn = new lambda.Function(scope, 'Fn', {
       runtime: lambda.Runtime.NODEJS_22_X,
       handler: 'index.handler',
       code: lambda.Code.fromInline('exports.handler = async () => {};'),
       vpc: this.vpc,
-      filesystem: lambda.FileSystem.fromS3FilesAccessPoint(this.accessPoint, '/mnt/scratch', { directS3Read: value }),
+      filesystem: lambda.FileSystem.fromS3FilesAccessPoint(accessPoint, '/mnt/scratch', { directS3Read: value }),
     });
     const cfn = fn.node.defaultChild as lambda.CfnFunction;
     const configs = this.stack.resolve(cfn.fileSystemConfigs) as Array<{ s3FilesConfig?: { directS3Read?: string } }>;

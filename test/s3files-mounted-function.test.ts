@@ -1,0 +1,382 @@
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { byPrefix, FN, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
+import { S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../src';
+
+function mounted(props: Partial<S3FilesMountedFunctionProps> = {}, stack: Stack = newStack()) {
+  const fn = new S3FilesMountedFunction(stack, 'Processor', { ...FN, ...props });
+  return { stack, fn, template: () => Template.fromStack(stack) };
+}
+
+/** All statements of the function's role policy. */
+function roleStatements(template: Template, functionId: string): any[] {
+  const [, policy] = byPrefix(template, 'AWS::IAM::Policy', `${functionId}ServiceRoleDefaultPolicy`);
+  return policy.Properties.PolicyDocument.Statement;
+}
+
+function fileSystemPolicyStatements(template: Template): any[] {
+  const [, policy] = only(template, 'AWS::S3Files::FileSystemPolicy');
+  return policy.Properties.Policy.Statement;
+}
+
+describe('S3FilesMountedFunction: defaults', () => {
+  test('creates a VPC without NAT: isolated subnets in two AZs and an S3 gateway endpoint', () => {
+    // GIVEN / WHEN
+    const { template } = mounted();
+    // THEN
+    const t = template();
+    t.resourceCountIs('AWS::EC2::NatGateway', 0);
+    t.resourceCountIs('AWS::EC2::InternetGateway', 0);
+    t.resourceCountIs('AWS::EC2::Subnet', 2);
+    t.allResourcesProperties('AWS::EC2::Subnet', { MapPublicIpOnLaunch: false });
+    t.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+      VpcEndpointType: 'Gateway',
+      ServiceName: { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.s3']] },
+    });
+    t.resourceCountIs('AWS::S3Files::MountTarget', 2);
+  });
+
+  test('mounts the access point at /mnt/s3files with direct reads ENABLED and sets MOUNT_PATH', () => {
+    // GIVEN / WHEN
+    const { template, fn } = mounted();
+    // THEN
+    const [apId] = only(template(), 'AWS::S3Files::AccessPoint');
+    template().hasResourceProperties('AWS::Lambda::Function', {
+      FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [apId, 'AccessPointArn'] }, LocalMountPath: '/mnt/s3files', S3FilesConfig: { DirectS3Read: 'ENABLED' } }],
+      Environment: { Variables: { MOUNT_PATH: '/mnt/s3files' } },
+      VpcConfig: Match.objectLike({ SubnetIds: [{ Ref: Match.stringLikeRegexp('^ProcessorVpcIsolatedSubnet1') }, { Ref: Match.stringLikeRegexp('^ProcessorVpcIsolatedSubnet2') }] }),
+    });
+    expect(fn.mountPath).toBe('/mnt/s3files');
+    expect(fn.accessPoint.fileSystem).toBe(fn.fileSystem);
+  });
+
+  test('logical ids are readable', () => {
+    // GIVEN / WHEN
+    const { template } = mounted();
+    // THEN
+    const ids = Object.keys(template().toJSON().Resources);
+    expect(ids).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^ProcessorFileSystem[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemAccessPoint[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemMountTarget1[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemMountTargetsAvailable[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemServiceRole[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemBucket[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorVpc[0-9A-F]{8}$/),
+      expect.stringMatching(/^Processor[0-9A-F]{8}$/),
+    ]));
+  });
+
+  test('the function depends on the waiter and the file system policy, not merely the mount targets', () => {
+    // GIVEN / WHEN
+    const { template } = mounted();
+    // THEN
+    const t = template();
+    const [, fn] = byPrefix(t, 'AWS::Lambda::Function', 'Processor');
+    const [waiterId] = only(t, 'Custom::S3FilesMountTargetsAvailable');
+    const [policyId] = only(t, 'AWS::S3Files::FileSystemPolicy');
+    expect(fn.DependsOn).toEqual(expect.arrayContaining([waiterId, policyId]));
+    // the waiter, in turn, waits for every mount target
+    const [, waiter] = only(t, 'Custom::S3FilesMountTargetsAvailable');
+    const mtIds = resourcesOfType(t, 'AWS::S3Files::MountTarget').map(([id]) => id);
+    expect(waiter.DependsOn).toEqual(expect.arrayContaining(mtIds));
+    // and only the function resource waits (its role and security group do not)
+    const [, role] = byPrefix(t, 'AWS::IAM::Role', 'ProcessorServiceRole');
+    expect(role.DependsOn ?? []).not.toContain(waiterId);
+  });
+
+  test('ClientMount and ClientWrite scoped to the file system with the access point condition', () => {
+    // GIVEN / WHEN
+    const { template } = mounted();
+    // THEN
+    const t = template();
+    const [apId] = only(t, 'AWS::S3Files::AccessPoint');
+    const [fsId] = only(t, 'AWS::S3Files::FileSystem');
+    const mount = roleStatements(t, 'Processor').find((s: any) => JSON.stringify(s.Action).includes('s3files:'));
+    expect(mount).toEqual({
+      Effect: 'Allow',
+      Action: ['s3files:ClientMount', 's3files:ClientWrite'],
+      Resource: { 'Fn::GetAtt': [fsId, 'FileSystemArn'] },
+      Condition: { ArnEquals: { 's3files:AccessPointArn': { 'Fn::GetAtt': [apId, 'AccessPointArn'] } } },
+    });
+  });
+
+  test('the file system policy allows exactly the function role, through its access point, and denies non-TLS', () => {
+    // GIVEN / WHEN
+    const { template } = mounted();
+    // THEN
+    const statements = fileSystemPolicyStatements(template());
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatchObject({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    expect(statements[1]).toMatchObject({
+      Effect: 'Allow',
+      Principal: { AWS: { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorServiceRole/), 'Arn'] } },
+      Action: ['s3files:ClientMount', 's3files:ClientWrite'],
+    });
+  });
+
+  test('mount-target security group: inbound TCP 2049 only from the function security group', () => {
+    // GIVEN / WHEN
+    const { template } = mounted();
+    // THEN
+    const t = template();
+    const [mtSgId, mtSg] = byPrefix(t, 'AWS::EC2::SecurityGroup', 'ProcessorFileSystemMountTargetSecurityGroup');
+    expect(mtSg.Properties.SecurityGroupIngress).toBeUndefined();
+    const ingress = resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress');
+    expect(ingress).toHaveLength(1);
+    expect(ingress[0][1].Properties).toEqual({
+      Description: expect.any(String),
+      GroupId: { 'Fn::GetAtt': [mtSgId, 'GroupId'] },
+      SourceSecurityGroupId: { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorSecurityGroup/), 'GroupId'] },
+      IpProtocol: 'tcp',
+      FromPort: 2049,
+      ToPort: 2049,
+    });
+  });
+
+  test('direct reads get s3:GetObject(Version) under the access point directory only', () => {
+    // GIVEN / WHEN
+    const { template } = mounted({ fileSystemOptions: { prefix: 'shared/' }, accessPointOptions: { path: '/jobs/in' } });
+    // THEN
+    const direct = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectRead');
+    expect(direct).toEqual({
+      Sid: 'S3FilesDirectRead',
+      Effect: 'Allow',
+      Action: ['s3:GetObject', 's3:GetObjectVersion'],
+      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ProcessorFileSystemBucket/), 'Arn'] }, '/shared/jobs/in/*']] },
+    });
+  });
+
+  test('an access point at the root directory reads under the prefix', () => {
+    const { template } = mounted({ accessPointOptions: { path: '/' } });
+    const direct = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectRead');
+    expect(direct.Resource['Fn::Join'][1][1]).toBe('/*');
+  });
+});
+
+describe('S3FilesMountedFunction: options', () => {
+  test('readOnly: no ClientWrite anywhere', () => {
+    // GIVEN / WHEN
+    const { template } = mounted({ readOnly: true });
+    // THEN
+    const t = template();
+    expect(JSON.stringify(roleStatements(t, 'Processor'))).not.toContain('ClientWrite');
+    expect(JSON.stringify(fileSystemPolicyStatements(t))).not.toContain('ClientWrite');
+    expect(JSON.stringify(roleStatements(t, 'Processor'))).toContain('s3files:ClientMount');
+  });
+
+  test('rootAccess adds ClientRootAccess', () => {
+    // GIVEN / WHEN
+    const { template } = mounted({ rootAccess: true });
+    // THEN
+    const mount = roleStatements(template(), 'Processor').find((s: any) => JSON.stringify(s.Action).includes('s3files:'));
+    expect(mount.Action).toEqual(['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
+    expect(fileSystemPolicyStatements(template())[1].Action).toEqual(['s3files:ClientMount', 's3files:ClientRootAccess', 's3files:ClientWrite']);
+  });
+
+  test('readOnly with rootAccess deploys with a warning', () => {
+    const { stack } = mounted({ readOnly: true, rootAccess: true });
+    expect(warnings(stack).join('\n')).toMatch(/readOnly and rootAccess are both set/);
+  });
+
+  test('custom mount path', () => {
+    const { template } = mounted({ mountPath: '/mnt/data-1.v2' });
+    template().hasResourceProperties('AWS::Lambda::Function', {
+      FileSystemConfigs: [Match.objectLike({ LocalMountPath: '/mnt/data-1.v2' })],
+      Environment: { Variables: { MOUNT_PATH: '/mnt/data-1.v2' } },
+    });
+  });
+
+  test('keeps the user environment next to MOUNT_PATH', () => {
+    const { template } = mounted({ environment: { STAGE: 'test' } });
+    template().hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { STAGE: 'test', MOUNT_PATH: '/mnt/s3files' } } });
+  });
+
+  test('uses a given VPC and bucket to build the file system', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const bucket = s3.Bucket.fromBucketName(stack, 'Data', 'existing-data');
+    // WHEN
+    const { fn, template } = mounted({ vpc, bucket }, stack);
+    // THEN
+    expect(fn.fileSystem.vpc).toBe(vpc);
+    expect(fn.fileSystem.bucket).toBe(bucket);
+    const t = template();
+    t.resourceCountIs('AWS::EC2::VPC', 1);
+    t.resourceCountIs('AWS::S3::Bucket', 0);
+    t.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { VerifyBucketVersioning: 'true', BucketName: 'existing-data' });
+  });
+
+  test('fileSystemOptions reach the new file system', () => {
+    const { template } = mounted({ fileSystemOptions: { prefix: 'in/' } });
+    template().hasResourceProperties('AWS::S3Files::FileSystem', { Prefix: 'in/' });
+  });
+});
+
+describe('S3FilesMountedFunction: sharing', () => {
+  test('two functions share one access point', () => {
+    // GIVEN
+    const stack = newStack();
+    const first = new S3FilesMountedFunction(stack, 'Writer', { ...FN });
+    // WHEN
+    const second = new S3FilesMountedFunction(stack, 'Reader', { ...FN, accessPoint: first.accessPoint, readOnly: true });
+    // THEN
+    expect(second.fileSystem).toBe(first.fileSystem);
+    expect(second.accessPoint).toBe(first.accessPoint);
+    const t = Template.fromStack(stack);
+    t.resourceCountIs('AWS::S3Files::FileSystem', 1);
+    const [apId] = only(t, 'AWS::S3Files::AccessPoint');
+    for (const id of ['Writer', 'Reader']) {
+      const [, fn] = byPrefix(t, 'AWS::Lambda::Function', `${id}`);
+      expect(fn.Properties.FileSystemConfigs[0].Arn).toEqual({ 'Fn::GetAtt': [apId, 'AccessPointArn'] });
+    }
+    expect(resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(2);
+    const allows = fileSystemPolicyStatements(t).filter(s => s.Effect === 'Allow');
+    expect(allows.map(s => s.Action)).toEqual([['s3files:ClientMount', 's3files:ClientWrite'], 's3files:ClientMount']);
+  });
+
+  test('two functions share one file system, each with its own access point', () => {
+    // GIVEN
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    // WHEN
+    const a = new S3FilesMountedFunction(stack, 'A', { ...FN, fileSystem: fs });
+    const b = new S3FilesMountedFunction(stack, 'B', { ...FN, fileSystem: fs, accessPointOptions: { path: '/b', posixUser: { uid: 2000, gid: 2000 } } });
+    // THEN
+    expect(a.accessPoint).not.toBe(b.accessPoint);
+    const t = Template.fromStack(stack);
+    const apIds = resourcesOfType(t, 'AWS::S3Files::AccessPoint').map(([id]) => id);
+    expect(apIds).toEqual([expect.stringMatching(/^FilesAAccessPoint/), expect.stringMatching(/^FilesBAccessPoint/)]);
+    t.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { AccessPointIds: apIds.map(id => ({ 'Fn::GetAtt': [id, 'AccessPointId'] })) });
+  });
+
+  test('functions with the same id in different scopes get distinct access points', () => {
+    // GIVEN
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    // WHEN
+    new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeA', { vpc: fs.vpc }), 'Fn', { ...FN, fileSystem: fs });
+    new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeB', { vpc: fs.vpc }), 'Fn', { ...FN, fileSystem: fs });
+    // THEN
+    expect(fs.node.tryFindChild('FnAccessPoint')).toBeDefined();
+    expect(fs.node.tryFindChild('FnAccessPoint2')).toBeDefined();
+  });
+});
+
+describe('S3FilesMountedFunction: direct S3 reads', () => {
+  test('DirectS3Read.disabled(): DISABLED and no S3 read grant', () => {
+    const { template } = mounted({ directS3Read: lambda.DirectS3Read.disabled() });
+    template().hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [Match.objectLike({ S3FilesConfig: { DirectS3Read: 'DISABLED' } })] });
+    expect(JSON.stringify(roleStatements(template(), 'Processor'))).not.toContain('s3:GetObject');
+  });
+
+  test('DirectS3Read.enabledWithoutGrant(): ENABLED and no S3 read grant', () => {
+    const { template } = mounted({ directS3Read: lambda.DirectS3Read.enabledWithoutGrant() });
+    template().hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [Match.objectLike({ S3FilesConfig: { DirectS3Read: 'ENABLED' } })] });
+    expect(JSON.stringify(roleStatements(template(), 'Processor'))).not.toContain('s3:GetObject');
+  });
+
+  test('DirectS3Read.enabled(bucket): ENABLED with the scoped grant on the file system bucket', () => {
+    const stack = newStack();
+    const bucket = new s3.Bucket(stack, 'Data', { versioned: true });
+    const { template } = mounted({ bucket, directS3Read: lambda.DirectS3Read.enabled(bucket) }, stack);
+    template().hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [Match.objectLike({ S3FilesConfig: { DirectS3Read: 'ENABLED' } })] });
+    const direct = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectRead');
+    expect(direct.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Data/), 'Arn'] }, '/lambda/*']] });
+  });
+
+  test('DirectS3Read.auto() below 512 MB: AUTO, grant kept, and a warning', () => {
+    const { template, stack } = mounted({ directS3Read: lambda.DirectS3Read.auto() });
+    template().hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [Match.objectLike({ S3FilesConfig: { DirectS3Read: 'AUTO' } })] });
+    expect(JSON.stringify(roleStatements(template(), 'Processor'))).toContain('s3:GetObject');
+    expect(warnings(stack).join('\n')).toMatch(/memorySize is 128 MB and directS3Read is AUTO/);
+  });
+
+  test('DirectS3Read.auto() at 512 MB: no warning', () => {
+    const { stack } = mounted({ directS3Read: lambda.DirectS3Read.auto(), memorySize: 512 });
+    expect(warnings(stack).join('\n')).not.toMatch(/directS3Read is AUTO/);
+  });
+
+  test('kms:Decrypt via S3 when the bucket key is known', () => {
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const { template } = mounted({ fileSystemOptions: { encryptionKey: key } }, stack);
+    const decrypt = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectReadDecrypt');
+    expect(decrypt).toEqual({
+      Sid: 'S3FilesDirectReadDecrypt',
+      Effect: 'Allow',
+      Action: 'kms:Decrypt',
+      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] },
+      Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] } } },
+    });
+  });
+});
+
+describe('S3FilesMountedFunction: validation', () => {
+  test.each([
+    ['/data', /Processor: invalid mountPath "\/data": Lambda requires it to match/],
+    ['/mnt/a/b', /invalid mountPath "\/mnt\/a\/b"/],
+    ['/mnt/has space', /invalid mountPath "\/mnt\/has space"/],
+    [`/mnt/${'x'.repeat(160)}`, /it is 165 characters long, Lambda allows at most 160/],
+  ])('rejects mountPath #%#', (mountPath, message) => {
+    expect(() => mounted({ mountPath })).toThrow(message);
+  });
+
+  test('rejects the plain lambda filesystem prop', () => {
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    const ap = fs.addAccessPoint('Ap');
+    const filesystem = lambda.FileSystem.fromS3FilesAccessPoint(ap.node.defaultChild as any, '/mnt/x');
+    expect(() => mounted({ filesystem, fileSystem: fs }, stack))
+      .toThrow(/invalid filesystem "lambda.FileSystem": S3FilesMountedFunction builds its own S3 Files mount.*Fix: use fileSystem \/ accessPoint/);
+  });
+
+  test('rejects accessPoint together with accessPointOptions', () => {
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    expect(() => mounted({ accessPoint: fs.addAccessPoint('Ap'), accessPointOptions: { path: '/x' } }, stack))
+      .toThrow(/invalid accessPointOptions "given": it configures a new access point, but accessPoint shares an existing one/);
+  });
+
+  test('rejects an access point of another file system', () => {
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const one = new S3FilesFileSystem(stack, 'One', { vpc });
+    const two = new S3FilesFileSystem(stack, 'Two', { vpc });
+    expect(() => mounted({ fileSystem: one, accessPoint: two.addAccessPoint('Ap') }, stack))
+      .toThrow(/invalid accessPoint "TestStack\/Two\/Ap": it belongs to file system TestStack\/Two, not to fileSystem TestStack\/One/);
+  });
+
+  test('rejects bucket or fileSystemOptions with a shared file system', () => {
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    const bucket = s3.Bucket.fromBucketName(stack, 'B', 'other-bucket');
+    expect(() => mounted({ fileSystem: fs, bucket }, stack)).toThrow(/invalid bucket "given": it configures a new file system, but fileSystem \(or accessPoint\) shares an existing one/);
+    expect(() => mounted({ accessPoint: fs.addAccessPoint('Ap'), fileSystemOptions: { prefix: 'x/' } }, stack)).toThrow(/invalid fileSystemOptions "given"/);
+  });
+
+  test('rejects bucket given twice', () => {
+    const stack = newStack();
+    const bucket = s3.Bucket.fromBucketName(stack, 'B', 'other-bucket');
+    expect(() => mounted({ bucket, fileSystemOptions: { bucket } }, stack)).toThrow(/invalid bucket "given twice"/);
+  });
+
+  test('rejects a vpc that differs from the shared file system VPC', () => {
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    const other = isolatedVpc(stack, 'Other');
+    expect(() => mounted({ fileSystem: fs, vpc: other }, stack))
+      .toThrow(/invalid vpc "TestStack\/Other": it differs from the VPC of the shared file system \(TestStack\/Vpc\).*Fix: omit vpc/);
+  });
+
+  test('accepts the shared file system VPC passed explicitly', () => {
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    expect(() => mounted({ fileSystem: fs, vpc: fs.vpc }, stack)).not.toThrow();
+  });
+});
