@@ -71,6 +71,7 @@ test('a changed property fails with a unified diff naming the stack and the prop
 
   // THEN the comparison fails and shows both values as a readable diff
   expect(result.status).toBe(1);
+  expect(result.stdout).toContain('Resources.Fn.Properties.MemorySize: 1024 -> 512');
   expect(result.stdout).toContain('--- typescript/Example');
   expect(result.stdout).toContain('+++ python/Example');
   expect(result.stdout).toMatch(/^- +"MemorySize": 1024,?$/m);

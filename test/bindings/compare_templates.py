@@ -83,6 +83,26 @@ def canonical(template):
     return json.dumps(normalize(template), indent=2, sort_keys=True).splitlines()
 
 
+def changed_paths(a, b, path="", out=None):
+    """Lists the JSON paths where two normalized templates differ (a summary above the diff)."""
+    out = [] if out is None else out
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            sub = f"{path}.{key}" if path else key
+            if key not in b:
+                out.append(f"{sub}: only in the reference")
+            elif key not in a:
+                out.append(f"{sub}: not in the reference")
+            else:
+                changed_paths(a[key], b[key], sub, out)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            changed_paths(x, y, f"{path}[{i}]", out)
+    elif a != b:
+        out.append(f"{path}: {json.dumps(a)[:80]} -> {json.dumps(b)[:80]}")
+    return out
+
+
 def compare(reference_label, reference, other_label, other):
     """Returns a list of human-readable problems (unified diffs), empty when equal."""
     problems = []
@@ -100,8 +120,12 @@ def compare(reference_label, reference, other_label, other):
             shown = diff[:MAX_DIFF_LINES]
             if len(diff) > MAX_DIFF_LINES:
                 shown.append(f"... {len(diff) - MAX_DIFF_LINES} more diff lines")
+            paths = changed_paths(normalize(reference[stack]), normalize(other[stack]))
+            summary = [f"  {p}" for p in paths[:40]]
+            if len(paths) > 40:
+                summary.append(f"  ... {len(paths) - 40} more")
             problems.append(f"{other_label}: stack {stack} differs from {reference_label} "
-                            f"(normalized templates):\n" + "\n".join(shown))
+                            f"(normalized templates) at:\n" + "\n".join(summary + [""] + shown))
     return problems
 
 
@@ -167,6 +191,8 @@ def self_test():
     diff = "\n".join(compare("ts", {"S": base}, "py", {"S": changed}))
     if '-        "MemorySize": 1024' not in diff or '+        "MemorySize": 512' not in diff:
         failures.append(f"changed MemorySize not shown as a diff:\n{diff}")
+    if "Resources.Fn.Properties.MemorySize: 1024 -> 512" not in diff:
+        failures.append(f"changed MemorySize not named by its path:\n{diff}")
     if not compare("ts", {"S": base}, "py", {"S": lost_metadata}):
         failures.append("non-CDK resource metadata difference was ignored")
     if not compare("ts", {"S": base}, "py", {"T": base}):
