@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The example app in Python: the same stack as examples/typescript/app.ts."""
+import aws_cdk as cdk
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_lambda as lambda_
+from constructs import Construct
+
+from cdk_s3files_lambda import (
+    PosixUser,
+    S3FilesAccessPointOptions,
+    S3FilesFileSystem,
+    S3FilesMountedFunction,
+)
+
+# Inline code keeps the template free of language-specific asset hashes.
+HANDLER_CODE = 'const fs = require("fs"); exports.handler = async () => fs.readdirSync(process.env.MOUNT_PATH);'
+
+
+class ExampleStack(cdk.Stack):
+    def __init__(self, scope: Construct, construct_id: str, **kwargs) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+
+        # No NAT: isolated subnets, S3 reached through a gateway endpoint.
+        vpc = ec2.Vpc(
+            self,
+            "Vpc",
+            max_azs=2,
+            nat_gateways=0,
+            subnet_configuration=[
+                ec2.SubnetConfiguration(
+                    name="isolated",
+                    subnet_type=ec2.SubnetType.PRIVATE_ISOLATED,
+                    cidr_mask=24,
+                )
+            ],
+            gateway_endpoints={
+                "S3": ec2.GatewayVpcEndpointOptions(
+                    service=ec2.GatewayVpcEndpointAwsService.S3
+                )
+            },
+        )
+        subnets = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
+
+        file_system = S3FilesFileSystem(
+            self,
+            "FileSystem",
+            vpc=vpc,
+            vpc_subnets=subnets,
+            import_size_threshold=cdk.Size.kibibytes(256),
+            expire_after_last_access=cdk.Duration.days(30),
+        )
+
+        fn = S3FilesMountedFunction(
+            self,
+            "Processor",
+            runtime=lambda_.Runtime.NODEJS_22_X,
+            architecture=lambda_.Architecture.ARM_64,
+            handler="index.handler",
+            code=lambda_.Code.from_inline(HANDLER_CODE),
+            memory_size=1024,
+            timeout=cdk.Duration.seconds(30),
+            vpc=vpc,
+            vpc_subnets=subnets,
+            file_system=file_system,
+            mount_path="/mnt/data",
+            access_point_options=S3FilesAccessPointOptions(
+                path="/processor",
+                posix_user=PosixUser(uid=1001, gid=1001),
+            ),
+            direct_s3_read=lambda_.DirectS3Read.enabled(file_system.bucket),
+        )
+
+        cdk.CfnOutput(self, "FileSystemId", value=file_system.file_system_id)
+        cdk.CfnOutput(self, "FunctionName", value=fn.function_name)
+
+
+app = cdk.App()
+ExampleStack(app, "S3FilesLambdaExample")
+app.synth()

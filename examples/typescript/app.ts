@@ -1,0 +1,57 @@
+// The example app in TypeScript. examples/python and examples/java build the same stack;
+// test/bindings/run.sh synthesizes all three and compares the templates.
+import { App, CfnOutput, Duration, Size, Stack, StackProps } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { S3FilesFileSystem, S3FilesMountedFunction } from 'cdk-s3files-lambda';
+
+// Inline code keeps the template free of language-specific asset hashes.
+const HANDLER_CODE = 'const fs = require("fs"); exports.handler = async () => fs.readdirSync(process.env.MOUNT_PATH);';
+
+export class ExampleStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    // No NAT: isolated subnets, S3 reached through a gateway endpoint.
+    const vpc = new ec2.Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+      gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
+    });
+    const subnets: ec2.SubnetSelection = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
+
+    const fileSystem = new S3FilesFileSystem(this, 'FileSystem', {
+      vpc,
+      vpcSubnets: subnets,
+      importSizeThreshold: Size.kibibytes(256),
+      expireAfterLastAccess: Duration.days(30),
+    });
+
+    const fn = new S3FilesMountedFunction(this, 'Processor', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline(HANDLER_CODE),
+      memorySize: 1024,
+      timeout: Duration.seconds(30),
+      vpc,
+      vpcSubnets: subnets,
+      fileSystem,
+      mountPath: '/mnt/data',
+      accessPointOptions: {
+        path: '/processor',
+        posixUser: { uid: 1001, gid: 1001 },
+      },
+      directS3Read: lambda.DirectS3Read.enabled(fileSystem.bucket),
+    });
+
+    new CfnOutput(this, 'FileSystemId', { value: fileSystem.fileSystemId });
+    new CfnOutput(this, 'FunctionName', { value: fn.functionName });
+  }
+}
+
+const app = new App();
+new ExampleStack(app, 'S3FilesLambdaExample');
+app.synth();
