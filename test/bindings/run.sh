@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Python and Java bindings check: installs the built wheel into a fresh venv and the built jar into
+# the project-local Maven repository, synthesizes the example app and the README quick start in
+# TypeScript, Python and Java, and fails with a unified diff unless the templates are identical
+# (asset hashes and CDK metadata aside).
+#
+# Usage: test/bindings/run.sh [--build]
+#   --build  first run bundle, compile (jsii), package:python and the Java packaging; without it the
+#            script uses lib/, dist/python and dist/java as the build left them.
+# Env: BINDINGS_WORK_DIR (default $TMPDIR/cdk-s3files-lambda-bindings, wiped each run),
+#      M2_LOCAL (default <project>/.m2-local), BINDINGS_MAVEN_OFFLINE=1 (mvn -o once .m2-local is warm).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+work="${BINDINGS_WORK_DIR:-${TMPDIR:-/tmp}/cdk-s3files-lambda-bindings}"
+m2="${M2_LOCAL:-$root/.m2-local}"
+build=false
+[[ "${1:-}" == "--build" ]] && build=true
+
+cd "$root"
+cdk_version="$(node -p "require('./node_modules/aws-cdk-lib/package.json').version")"
+lib_version="$(node -p "require('./package.json').version")"
+mvn_flags=(-B -q -ntp -Dstyle.color=never -Dmaven.repo.local="$m2")
+[[ "${BINDINGS_MAVEN_OFFLINE:-}" == "1" ]] && mvn_flags+=(-o)
+
+rm -rf "$work"
+mkdir -p "$work/logs" "$work/out"
+timings="$work/timings.txt"
+: >"$timings"
+
+# Runs one timed step; its output goes to a log that is shown (tail) only when it fails.
+step() {
+  local name="$1"; shift
+  local log="$work/logs/${name//[^a-zA-Z0-9]/_}.log"
+  local start=$SECONDS
+  printf '%-28s ' "$name"
+  if "$@" >"$log" 2>&1; then
+    echo "ok ($((SECONDS - start)) s)"
+    printf '%-28s %5d s\n' "$name" $((SECONDS - start)) >>"$timings"
+  else
+    local rc=$?
+    echo "FAILED (exit $rc, $((SECONDS - start)) s); last lines of $log:"
+    tail -n 60 "$log" | sed 's/^/    /'
+    exit 1
+  fi
+}
+
+# --- build (optional) ------------------------------------------------------------------------
+package_java() {
+  bash scripts/seed-maven-repo.sh "$m2"
+  npx jsii-pacmak -v --target java --maven-local-repository "$m2"
+}
+if $build; then
+  step "bundle" npx projen bundle
+  step "compile (jsii)" npx projen compile
+  step "package:python" npx projen package:python
+  step "package:java" package_java
+fi
+
+wheel="dist/python/cdk_s3files_lambda-$lib_version-py3-none-any.whl"
+jar_dir="dist/java/io/github/cdks3files/cdk-s3files-lambda/$lib_version"
+for f in lib/index.js "$wheel" "$jar_dir/cdk-s3files-lambda-$lib_version.jar" "$jar_dir/cdk-s3files-lambda-$lib_version.pom"; do
+  [[ -f "$f" ]] || { echo "missing $f: build first (test/bindings/run.sh --build, or compile + package:python + package:java)"; exit 1; }
+done
+
+step "comparator self-test" python3 test/bindings/compare_templates.py --self-test
+
+# --- Python: a fresh venv with the built wheel, as a user would install it --------------------
+python_setup() {
+  python3 -m venv "$work/venv"
+  "$work/venv/bin/pip" install -q "$root/$wheel" "aws-cdk-lib==$cdk_version" "constructs>=10.5.0,<11.0.0"
+  "$work/venv/bin/pip" freeze | grep -iE '^(aws-cdk-lib|constructs|jsii|publication|typeguard|cdk-s3files-lambda)[= @]'
+}
+python_synth() {
+  (cd examples/python && CDK_OUTDIR="$work/out/example-python" "$work/venv/bin/python" app.py)
+  (cd examples/readme && CDK_OUTDIR="$work/out/readme-python" "$work/venv/bin/python" quickstart.py)
+}
+step "venv + pip install" python_setup
+step "python synth" python_synth
+
+# --- Java: the built jar in the project-local repository, the example built with Maven --------
+java_synth() {
+  bash scripts/seed-maven-repo.sh "$m2"
+  mvn "${mvn_flags[@]}" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
+    -Dfile="$jar_dir/cdk-s3files-lambda-$lib_version.jar" -DpomFile="$jar_dir/cdk-s3files-lambda-$lib_version.pom"
+  (cd examples/java && CDK_OUTDIR="$work/out/example-java" mvn "${mvn_flags[@]}" \
+    -Dcdk.version="$cdk_version" -Dcdk-s3files-lambda.version="$lib_version" compile exec:java)
+  # The README snippet compiles against the example's dependency classpath.
+  (cd examples/java && mvn "${mvn_flags[@]}" -Dcdk.version="$cdk_version" -Dcdk-s3files-lambda.version="$lib_version" \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile="$work/java-classpath.txt")
+  local cp
+  cp="$(cat "$work/java-classpath.txt")"
+  javac -d "$work/readme-java" -cp "$cp" examples/readme/QuickStart.java
+  CDK_OUTDIR="$work/out/readme-java" java -cp "$work/readme-java:$cp" QuickStart
+}
+step "java build + synth" java_synth
+
+# --- TypeScript: the same sources, importing the compiled library by its package name ---------
+ts_synth() {
+  local dir="$work/ts"
+  mkdir -p "$dir/node_modules/@types"
+  cp examples/typescript/app.ts examples/typescript/tsconfig.json examples/readme/quickstart.ts "$dir/"
+  ln -s "$root" "$dir/node_modules/cdk-s3files-lambda"
+  ln -s "$root/node_modules/aws-cdk-lib" "$root/node_modules/constructs" "$dir/node_modules/"
+  ln -s "$root/node_modules/@types/node" "$dir/node_modules/@types/node"
+  (cd "$dir" && CDK_OUTDIR="$work/out/example-typescript" "$root/node_modules/.bin/ts-node" --project tsconfig.json app.ts)
+  (cd "$dir" && CDK_OUTDIR="$work/out/readme-typescript" "$root/node_modules/.bin/ts-node" --project tsconfig.json quickstart.ts)
+}
+step "typescript synth" ts_synth
+
+# --- compare --------------------------------------------------------------------------------
+compare_all() {
+  local rc=0
+  for app in example readme; do
+    python3 test/bindings/compare_templates.py "typescript=$work/out/$app-typescript" \
+      "python=$work/out/$app-python" "java=$work/out/$app-java" || rc=1
+  done
+  return $rc
+}
+start=$SECONDS
+if ! compare_all >"$work/logs/compare.log" 2>&1; then
+  echo "compare templates          FAILED: the bindings synthesize different infrastructure"
+  cat "$work/logs/compare.log"
+  exit 1
+fi
+printf '%-28s %5d s\n' "compare" $((SECONDS - start)) >>"$timings"
+echo "compare templates            ok"
+sed 's/^/    /' "$work/logs/compare.log"
+echo "timings:"
+sed 's/^/    /' "$timings"
+echo "outputs: $work/out"
