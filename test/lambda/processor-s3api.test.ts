@@ -39,7 +39,10 @@ async function newBucket(): Promise<string> {
   return bucket;
 }
 const put = (Bucket: string, Key: string, Body: string | Buffer) => s3.send(new PutObjectCommand({ Bucket, Key, Body }));
-const get = async (Bucket: string, Key: string) => Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket, Key }))).Body!.transformToByteArray());
+async function get(Bucket: string, Key: string): Promise<Buffer> {
+  const res = await s3.send(new GetObjectCommand({ Bucket, Key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
 async function keys(Bucket: string, Prefix: string): Promise<string[]> {
   const out: string[] = [];
   for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket, Prefix })) out.push(...(page.Contents ?? []).map((o) => o.Key!));
