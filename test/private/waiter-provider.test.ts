@@ -1,0 +1,65 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { byPrefix, newStack, resourcesOfType } from '../util/template';
+import { S3FilesWaiterProvider, WAITER_READ_ACTIONS, WAITER_RESOURCE_TYPE } from '../../src/private/waiter-provider';
+
+describe('S3FilesWaiterProvider', () => {
+  test('getOrCreate returns one provider per stack, at the stack root, from any scope', () => {
+    // GIVEN
+    const stack = newStack();
+    const nested = new Construct(new Construct(stack, 'A'), 'B');
+    // WHEN
+    const first = S3FilesWaiterProvider.getOrCreate(stack);
+    const second = S3FilesWaiterProvider.getOrCreate(nested);
+    // THEN
+    expect(second).toBe(first);
+    expect(first.node.scope).toBe(stack);
+    expect(first.node.id).toBe(S3FilesWaiterProvider.ID);
+    expect(resourcesOfType(Template.fromStack(stack), 'AWS::StepFunctions::StateMachine')).toHaveLength(1);
+  });
+
+  test('different stacks get different providers', () => {
+    expect(S3FilesWaiterProvider.getOrCreate(newStack('One'))).not.toBe(S3FilesWaiterProvider.getOrCreate(newStack('Two')));
+  });
+
+  test('grants are scoped: file system + access points for isComplete, GetBucketVersioning on the bucket for onEvent', () => {
+    // GIVEN
+    const stack = newStack();
+    const provider = S3FilesWaiterProvider.getOrCreate(stack);
+    // WHEN
+    provider.grantReadFileSystem('arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0');
+    provider.grantVerifyBucketVersioning(s3.Bucket.fromBucketName(stack, 'B', 'data-bucket'));
+    // THEN
+    const t = Template.fromStack(stack);
+    const [, isComplete] = byPrefix(t, 'AWS::IAM::Policy', 'S3FilesMountTargetsWaiterProviderIsCompleteServiceRoleDefaultPolicy');
+    expect(isComplete.Properties.PolicyDocument.Statement).toEqual([{
+      Effect: 'Allow',
+      Action: WAITER_READ_ACTIONS,
+      Resource: [
+        'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0',
+        'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0/access-point/*',
+      ],
+    }]);
+    const [, onEvent] = byPrefix(t, 'AWS::IAM::Policy', 'S3FilesMountTargetsWaiterProviderOnEventServiceRoleDefaultPolicy');
+    expect(onEvent.Properties.PolicyDocument.Statement).toEqual([{
+      Effect: 'Allow',
+      Action: 's3:GetBucketVersioning',
+      Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::data-bucket']] },
+    }]);
+    expect(JSON.stringify(t.toJSON())).not.toMatch(/"Resource":"\*"[^}]*s3files/);
+  });
+
+  test('the handlers are the bundled nodejs22.x functions on arm64', () => {
+    // GIVEN / WHEN
+    const stack = newStack();
+    S3FilesWaiterProvider.getOrCreate(stack);
+    // THEN
+    const t = Template.fromStack(stack);
+    for (const prefix of ['S3FilesMountTargetsWaiterProviderOnEvent', 'S3FilesMountTargetsWaiterProviderIsComplete']) {
+      const [, fn] = resourcesOfType(t, 'AWS::Lambda::Function').find(([id]) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id))!;
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Architectures: ['arm64'] });
+    }
+    expect(WAITER_RESOURCE_TYPE).toBe('Custom::S3FilesMountTargetsAvailable');
+  });
+});
