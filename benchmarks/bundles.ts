@@ -1,0 +1,45 @@
+/**
+ * Bundle benchmark: bytes of every handler asset and its cold `require` time in a fresh Node
+ * process. SDK clients the Lambda runtime provides (client-s3, client-lambda) stay external and
+ * resolve from node_modules here, so their load time is included, as it is in Lambda.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { median } from './synth';
+
+export const BUNDLE_BUDGET_BYTES = 250 * 1024;
+const ASSETS = path.join(__dirname, '..', 'assets', 'lambda');
+
+export interface BundleRow { readonly name: string; readonly bytes: number; readonly requireMs: number; readonly shipped: boolean }
+
+function findBundles(dir: string, rel = ''): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const r = path.join(rel, e.name);
+    if (e.isDirectory()) return findBundles(path.join(dir, e.name), r);
+    return e.name === 'index.js' ? [r] : [];
+  });
+}
+
+function coldRequireMs(file: string): number {
+  const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});console.log(Number(process.hrtime.bigint()-t)/1e6)`;
+  const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, AWS_REGION: 'us-east-1' } });
+  if (out.status !== 0) throw new Error(`require(${file}) failed: ${out.stderr}`);
+  return Number(out.stdout.trim().split('\n').pop());
+}
+
+export function runBundleBenchmark(reps = 7): BundleRow[] {
+  if (!fs.existsSync(ASSETS)) throw new Error(`${ASSETS} is missing: run 'npx projen bundle' first`);
+  return findBundles(ASSETS).sort().map((rel) => {
+    const file = path.join(ASSETS, rel);
+    const times = Array.from({ length: reps }, () => coldRequireMs(file));
+    const name = path.dirname(rel);
+    return { name, bytes: fs.statSync(file).size, requireMs: median(times), shipped: name.startsWith('wait-for-available') };
+  });
+}
+
+if (require.main === module) {
+  for (const r of runBundleBenchmark()) {
+    console.log(`${r.name}\t${(r.bytes / 1024).toFixed(1)} KiB\t${r.requireMs.toFixed(1)} ms\t${r.bytes <= BUNDLE_BUDGET_BYTES ? 'ok' : 'OVER BUDGET'}`);
+  }
+}

@@ -1,0 +1,61 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { ComparisonStack } from '../../integ/stacks/comparison-stack';
+import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
+import { S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
+
+/** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
+export function buildValidatorApp(outdir: string): App {
+  const app = new App({ outdir });
+  new ComparisonStack(app, 'S3FilesComparison');
+  new SharedFileSystemStack(app, 'S3FilesSharedFileSystem');
+  new ComparisonStack(app, 'S3FilesComparisonDestroy', { removalPolicy: RemovalPolicy.DESTROY });
+
+  // The L3 on its own: it makes the VPC, bucket, file system and access point.
+  const minimal = new Stack(app, 'MinimalMountedFunction');
+  new S3FilesMountedFunction(minimal, 'Function', {
+    runtime: lambda.Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+  });
+
+  // An imported bucket (versioning checked at deploy time) in a VPC with private-with-egress subnets.
+  const imported = new Stack(app, 'ImportedBucket');
+  const vpc = new ec2.Vpc(imported, 'Vpc', { maxAzs: 3, natGateways: 1 });
+  const fileSystem = new S3FilesFileSystem(imported, 'FileSystem', {
+    vpc,
+    bucket: s3.Bucket.fromBucketName(imported, 'Bucket', 'an-existing-versioned-bucket'),
+    prefix: 'data/',
+  });
+  new S3FilesMountedFunction(imported, 'Reader', {
+    runtime: lambda.Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+    fileSystem,
+    readOnly: true,
+    directS3Read: lambda.DirectS3Read.disabled(),
+  });
+  return app;
+}
+
+/** Synthesizes the validator app into a fresh temp dir and returns the template paths. */
+export function synthesizeTemplates(): { outdir: string; templates: string[] } {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-validate-'));
+  const assembly = buildValidatorApp(outdir).synth();
+  const templates = assembly.stacks.map((s) => path.join(outdir, s.templateFile));
+  return { outdir, templates };
+}
+
+/** The project's Python tool venv (test/setup/python-venv.sh makes it). */
+export function venvBin(tool: string): string {
+  const bin = path.join(__dirname, '..', '..', '.venv', 'bin', tool);
+  if (!fs.existsSync(bin)) {
+    throw new Error(`${bin} is missing: run 'npx projen setup:python' (bash test/setup/python-venv.sh) first`);
+  }
+  return bin;
+}
