@@ -1,1 +1,334 @@
-export async function handler(): Promise<void> { /* TODO */ }
+/**
+ * Benchmark: the S3-API processor vs the S3 Files processor on identical input, side by side.
+ *
+ * Env: BUCKET_NAME, MOUNT_PATH (this function mounts the same access point as the S3 Files
+ * processor), S3API_FUNCTION_NAME, S3FILES_FUNCTION_NAME, and S3FILES_PREFIX: the S3 key prefix
+ * under which the mount's root appears in the bucket (file-system prefix + access point root, e.g.
+ * `lambda/`). The S3-API processor works on `inbox/` at the bucket root; with a non-empty prefix the
+ * mount's `inbox/` is `<prefix>inbox/` in S3, so neither processor sees the other's files. The
+ * prefix is also where the sync probes are looked for.
+ */
+import { randomUUID } from 'node:crypto';
+import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
+import {
+  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client,
+} from '@aws-sdk/client-s3';
+import { lambdaClient, s3Client } from '../shared/aws';
+import { errorMessage, intSetting, ProcessorResult, requireEnv, Timings } from '../shared/common';
+import { renderTable } from '../shared/markdown';
+import { observability } from '../shared/observability';
+import { mapPool } from '../shared/pool';
+import { seededText, SeededText } from '../shared/seed-text';
+import { round, speedUp, summarize, Summary } from '../shared/stats';
+
+export interface BenchmarkEvent {
+  /** Files per run (default 20). */
+  readonly files?: number;
+  /** Runs (default 3). */
+  readonly runs?: number;
+  /** Words per file, inclusive range (default 500-2000). */
+  readonly minWords?: number;
+  readonly maxWords?: number;
+  /** Also measure export (mount -> S3) and import (S3 -> mount) delays. */
+  readonly measureSync?: boolean;
+  /** Give up measuring a sync delay after this many seconds (default 180). */
+  readonly syncTimeoutSeconds?: number;
+  /** Poll interval for sync measurement in ms (default 1000). */
+  readonly syncPollMs?: number;
+  /** Seed of the generated text (default 42): same seed, same bytes. */
+  readonly seed?: number;
+  /** Passed to both processors (default: theirs). */
+  readonly concurrency?: number;
+  /** Delete this benchmark's processed files afterwards (default true). */
+  readonly cleanup?: boolean;
+}
+
+export const PHASES = ['listMs', 'readMs', 'processMs', 'writeMs', 'renameMs', 'totalMs'] as const;
+export type Phase = typeof PHASES[number];
+
+export interface SideResult {
+  /** min/median/max per phase over the runs, inside the handler. */
+  readonly phases: Record<Phase, Summary>;
+  /** Wall-clock of the Invoke call, as the caller sees it. */
+  readonly wallMs: Summary;
+  readonly runs: Timings[];
+}
+
+export interface SyncResult {
+  /** File written on the mount -> visible to HeadObject; or `timed out after N s`. */
+  readonly exportDelayMs: number | string;
+  /** PutObject -> visible on the mount; or `timed out after N s`. */
+  readonly importDelayMs: number | string;
+}
+
+export interface BenchmarkResult {
+  readonly files: number;
+  readonly runs: number;
+  readonly minWords: number;
+  readonly maxWords: number;
+  readonly seed: number;
+  readonly s3api: SideResult;
+  readonly s3files: SideResult;
+  /** median(S3 API) / median(S3 Files) per phase and for the wall-clock; null when undefined. */
+  readonly speedUp: Record<Phase | 'wallMs', number | null>;
+  readonly sync?: SyncResult;
+  readonly warnings: string[];
+  readonly table: string;
+}
+
+interface Env {
+  readonly bucket: string;
+  readonly mount: string;
+  readonly s3apiFunction: string;
+  readonly s3filesFunction: string;
+  readonly prefix: string;
+}
+
+const SEED_CONCURRENCY = 16;
+
+export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkResult> {
+  const { logger, metrics } = observability('benchmark');
+  const e = event ?? {};
+  const env: Env = {
+    bucket: requireEnv('BUCKET_NAME'),
+    mount: requireEnv('MOUNT_PATH'),
+    s3apiFunction: requireEnv('S3API_FUNCTION_NAME'),
+    s3filesFunction: requireEnv('S3FILES_FUNCTION_NAME'),
+    prefix: process.env.S3FILES_PREFIX ?? '',
+  };
+  if (env.prefix !== '' && !env.prefix.endsWith('/')) {
+    throw new Error(`Invalid S3FILES_PREFIX ${JSON.stringify(env.prefix)}: it must be empty or end with "/" (e.g. "lambda/").`);
+  }
+  const files = intSetting('files', e.files, undefined, 20, 1, 100_000);
+  const runs = intSetting('runs', e.runs, undefined, 3, 1, 100);
+  const minWords = intSetting('minWords', e.minWords, undefined, 500, 0, 1_000_000);
+  const maxWords = intSetting('maxWords', e.maxWords, undefined, Math.max(2000, minWords), minWords, 1_000_000);
+  const seed = intSetting('seed', e.seed, undefined, 42, 0, 2 ** 31 - 1);
+  const syncTimeoutSeconds = intSetting('syncTimeoutSeconds', e.syncTimeoutSeconds, undefined, 180, 1, 900);
+  const syncPollMs = intSetting('syncPollMs', e.syncPollMs, undefined, 1000, 50, 10_000);
+  const concurrency = e.concurrency === undefined ? undefined : intSetting('concurrency', e.concurrency, undefined, 1, 1, 1024);
+
+  const warnings: string[] = [];
+  if (env.prefix === '') {
+    warnings.push('S3FILES_PREFIX is empty: the S3-API inbox and the mount inbox are the same S3 prefix, so '
+      + 'files synchronised between the two views can be picked up by the other processor. Scope the access point.');
+  }
+  const s3 = s3Client();
+  const sides = { s3api: [] as { timings: Timings; wallMs: number }[], s3files: [] as { timings: Timings; wallMs: number }[] };
+  const batch = `bench-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+
+  for (let run = 0; run < runs; run++) {
+    const texts = Array.from({ length: files }, (_, i) => ({
+      name: `${batch}-r${run}-${String(i).padStart(5, '0')}.txt`,
+      ...seededText(seed + run, i, minWords, maxWords),
+    }));
+    await seedInboxes(s3, env, texts);
+    // Alternate who goes first so neither side always gets the warmer caches.
+    const order: ('s3api' | 's3files')[] = run % 2 === 0 ? ['s3api', 's3files'] : ['s3files', 's3api'];
+    for (const which of order) {
+      const fn = which === 's3api' ? env.s3apiFunction : env.s3filesFunction;
+      const { result, wallMs } = await invoke(fn, concurrency === undefined ? {} : { concurrency });
+      sides[which].push({ timings: result.timings, wallMs });
+    }
+    const problems = [...await verifyS3(s3, env, texts), ...await verifyMount(env, texts)];
+    if (problems.length > 0) {
+      throw new Error(`Benchmark run ${run + 1}: ${problems.length} file(s) not processed correctly, timings discarded: `
+        + problems.slice(0, 10).join('; '));
+    }
+    if (e.cleanup !== false) await cleanup(s3, env, texts);
+    logger.info('run done', { run: run + 1, files });
+  }
+
+  const sync = e.measureSync ? await measureSync(s3, env, syncTimeoutSeconds, syncPollMs) : undefined;
+  const result = aggregate({ files, runs, minWords, maxWords, seed }, sides, sync, warnings);
+  metrics.addMetric('BenchmarkRuns', MetricUnit.Count, runs);
+  metrics.addMetric('SpeedUpTotal', MetricUnit.NoUnit, result.speedUp.totalMs ?? 0);
+  metrics.publishStoredMetrics();
+  logger.info('benchmark done', { speedUp: result.speedUp, sync });
+  return result;
+}
+
+/** Seed both inboxes with identical bytes: S3-API inbox through PutObject, S3 Files inbox through our mount. */
+async function seedInboxes(s3: S3Client, env: Env, texts: (SeededText & { name: string })[]): Promise<void> {
+  const inbox = join(env.mount, 'inbox');
+  await mkdir(inbox, { recursive: true, mode: 0o755 });
+  await mapPool(texts, SEED_CONCURRENCY, async (t) => {
+    await s3.send(new PutObjectCommand({ Bucket: env.bucket, Key: `inbox/${t.name}`, Body: t.text, ContentType: 'text/plain; charset=utf-8' }));
+    await writeFile(join(inbox, t.name), t.text, { mode: 0o644 });
+  });
+}
+
+async function invoke(functionName: string, payload: object): Promise<{ result: ProcessorResult; wallMs: number }> {
+  const t0 = performance.now();
+  const res = await lambdaClient().send(new InvokeCommand({
+    FunctionName: functionName,
+    InvocationType: 'RequestResponse',
+    Payload: Buffer.from(JSON.stringify(payload)),
+  }));
+  const wallMs = performance.now() - t0;
+  const text = res.Payload ? Buffer.from(res.Payload).toString('utf8') : '';
+  if (res.FunctionError) {
+    let message = text;
+    try {
+      message = JSON.parse(text).errorMessage ?? text;
+    } catch {
+      // keep the raw payload
+    }
+    throw new Error(`Invoking ${functionName} failed (${res.FunctionError}): ${message}`);
+  }
+  const result = JSON.parse(text) as ProcessorResult;
+  if (!result || typeof result.timings !== 'object') {
+    throw new Error(`${functionName} returned ${text.slice(0, 200)}, not a processor result; check the function names.`);
+  }
+  return { result, wallMs };
+}
+
+function checkMeta(where: string, t: SeededText & { name: string }, raw: string): string | undefined {
+  try {
+    const m = JSON.parse(raw);
+    if (m.name !== t.name || m.wordCount !== t.wordCount || m.lineCount !== t.lineCount || m.bytes !== t.bytes) {
+      return `${where}${t.name}.meta.json is ${raw.trim()}, expected ${JSON.stringify({ wordCount: t.wordCount, lineCount: t.lineCount, bytes: t.bytes })}`;
+    }
+    return undefined;
+  } catch (e) {
+    return `${where}${t.name}.meta.json unreadable: ${errorMessage(e)}`;
+  }
+}
+
+async function verifyS3(s3: S3Client, env: Env, texts: (SeededText & { name: string })[]): Promise<string[]> {
+  const problems = await mapPool(texts, SEED_CONCURRENCY, async (t) => {
+    try {
+      const head = await s3.send(new HeadObjectCommand({ Bucket: env.bucket, Key: `processed/${t.name}` }));
+      if (head.ContentLength !== t.bytes) return `S3 processed/${t.name} has ${head.ContentLength} bytes, expected ${t.bytes}`;
+      const meta = await s3.send(new GetObjectCommand({ Bucket: env.bucket, Key: `processed/${t.name}.meta.json` }));
+      return checkMeta('S3 processed/', t, await meta.Body!.transformToString());
+    } catch (e) {
+      return `S3 processed/${t.name}: ${errorMessage(e)}`;
+    }
+  });
+  return problems.filter((p): p is string => p !== undefined);
+}
+
+async function verifyMount(env: Env, texts: (SeededText & { name: string })[]): Promise<string[]> {
+  const dir = join(env.mount, 'processed');
+  const problems = await mapPool(texts, SEED_CONCURRENCY, async (t) => {
+    try {
+      const st = await lstat(join(dir, t.name));
+      if (!st.isFile() || st.size !== t.bytes) return `mount processed/${t.name} has ${st.size} bytes, expected ${t.bytes}`;
+      return checkMeta('mount processed/', t, await readFile(join(dir, `${t.name}.meta.json`), 'utf8'));
+    } catch (e) {
+      return `mount processed/${t.name}: ${errorMessage(e)}`;
+    }
+  });
+  return problems.filter((p): p is string => p !== undefined);
+}
+
+async function cleanup(s3: S3Client, env: Env, texts: { name: string }[]): Promise<void> {
+  const keys = texts.flatMap((t) => [`processed/${t.name}`, `processed/${t.name}.meta.json`]);
+  for (let i = 0; i < keys.length; i += 1000) {
+    await s3.send(new DeleteObjectsCommand({
+      Bucket: env.bucket,
+      Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+    }));
+  }
+  await mapPool(keys, SEED_CONCURRENCY, (k) => rm(join(env.mount, k), { force: true }));
+}
+
+function isNotFound(e: unknown): boolean {
+  const err = e as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  return err?.name === 'NotFound' || err?.name === 'NoSuchKey' || err?.code === 'ENOENT' || err?.$metadata?.httpStatusCode === 404;
+}
+
+/** Poll `probe` until it returns true; the delay in ms, or `timed out after N s`. */
+async function pollUntil(probe: () => Promise<boolean>, timeoutSeconds: number, pollMs: number): Promise<number | string> {
+  const t0 = performance.now();
+  for (;;) {
+    try {
+      if (await probe()) return Math.round(performance.now() - t0);
+    } catch (e) {
+      if (!isNotFound(e)) return `error: ${errorMessage(e)}`;
+    }
+    if (performance.now() - t0 + pollMs > timeoutSeconds * 1000) return `timed out after ${timeoutSeconds} s`;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+export async function measureSync(s3: S3Client, env: Env, timeoutSeconds: number, pollMs: number): Promise<SyncResult> {
+  const id = `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+  const dir = join(env.mount, 'sync-probe');
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  const exportName = `export-${id}.txt`;
+  const importName = `import-${id}.txt`;
+
+  const exportDelay = (async () => {
+    await writeFile(join(dir, exportName), `export probe ${id}\n`, { mode: 0o644, flush: true });
+    return pollUntil(async () => {
+      await s3.send(new HeadObjectCommand({ Bucket: env.bucket, Key: `${env.prefix}sync-probe/${exportName}` }));
+      return true;
+    }, timeoutSeconds, pollMs);
+  })();
+  const importDelay = (async () => {
+    await s3.send(new PutObjectCommand({ Bucket: env.bucket, Key: `${env.prefix}sync-probe/${importName}`, Body: `import probe ${id}\n` }));
+    return pollUntil(async () => (await lstat(join(dir, importName))).isFile(), timeoutSeconds, pollMs);
+  })();
+  const [exportDelayMs, importDelayMs] = await Promise.all([exportDelay, importDelay]);
+
+  // Best effort: remove the probes on both sides (each delete then syncs to the other view).
+  await rm(join(dir, exportName), { force: true }).catch(() => undefined);
+  await s3.send(new DeleteObjectsCommand({
+    Bucket: env.bucket,
+    Delete: { Objects: [{ Key: `${env.prefix}sync-probe/${importName}` }], Quiet: true },
+  })).catch(() => undefined);
+  return { exportDelayMs, importDelayMs };
+}
+
+type SideRuns = { timings: Timings; wallMs: number }[];
+
+function side(runs: SideRuns): SideResult {
+  const phases = {} as Record<Phase, Summary>;
+  for (const p of PHASES) phases[p] = summarize(runs.map((r) => r.timings[p]));
+  return { phases, wallMs: summarize(runs.map((r) => round(r.wallMs))), runs: runs.map((r) => r.timings) };
+}
+
+const LABELS: Record<Phase | 'wallMs', string> = {
+  listMs: 'list',
+  readMs: 'read (streamed, incl. counting)',
+  processMs: 'process (counting CPU)',
+  writeMs: 'write metadata',
+  renameMs: 'rename / copy+delete',
+  totalMs: 'total (in handler)',
+  wallMs: 'wall-clock per invoke',
+};
+
+export function aggregate(
+  params: { files: number; runs: number; minWords: number; maxWords: number; seed: number },
+  runs: { s3api: SideRuns; s3files: SideRuns },
+  sync: SyncResult | undefined,
+  warnings: string[],
+): BenchmarkResult {
+  const s3api = side(runs.s3api);
+  const s3files = side(runs.s3files);
+  const of = (s: SideResult, k: Phase | 'wallMs'): Summary => (k === 'wallMs' ? s.wallMs : s.phases[k]);
+  const keys = [...PHASES, 'wallMs'] as const;
+  const speed = {} as Record<Phase | 'wallMs', number | null>;
+  for (const k of keys) speed[k] = speedUp(of(s3api, k).median, of(s3files, k).median) ?? null;
+  const fmt = (s: Summary): string => `${round(s.median)} (${round(s.min)}–${round(s.max)})`;
+  const rows = keys.map((k) => [LABELS[k], fmt(of(s3api, k)), fmt(of(s3files, k)), speed[k] === null ? 'n/a' : `${speed[k]}×`]);
+  const lines = [
+    `**${params.files} files × ${params.runs} runs**, ${params.minWords}–${params.maxWords} words per file, seed ${params.seed}; milliseconds, median (min–max).`,
+    '',
+    renderTable(['Phase', 'S3 API', 'S3 Files', 'Speed-up (S3 API ÷ S3 Files)'], rows),
+  ];
+  if (sync) {
+    const show = (v: number | string): string => (typeof v === 'number' ? `${round(v / 1000)} s` : v);
+    lines.push('', renderTable(['Sync', 'Delay'], [
+      ['export (write on mount → visible to HeadObject)', show(sync.exportDelayMs)],
+      ['import (PutObject → visible on mount)', show(sync.importDelayMs)],
+    ]));
+  }
+  return { ...params, s3api, s3files, speedUp: speed, sync, warnings, table: lines.join('\n') };
+}

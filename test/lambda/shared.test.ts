@@ -1,0 +1,132 @@
+import { intSetting, errorMessage } from '../../lambda/shared/common';
+import { renderTable } from '../../lambda/shared/markdown';
+import { encodeCopySource, unrepresentableKeyReason, unsafeNameReason } from '../../lambda/shared/names';
+import { mapPool } from '../../lambda/shared/pool';
+import { seededText } from '../../lambda/shared/seed-text';
+import { speedUp, summarize } from '../../lambda/shared/stats';
+import { countText, TextStatsCounter } from '../../lambda/shared/text-stats';
+
+describe('text statistics', () => {
+  test.each([
+    ['', { wordCount: 0, lineCount: 0, bytes: 0 }],
+    ['\n', { wordCount: 0, lineCount: 1, bytes: 1 }],
+    ['one', { wordCount: 1, lineCount: 1, bytes: 3 }],
+    ['a  b\tc\n\nd', { wordCount: 4, lineCount: 3, bytes: 9 }],
+    ['x\u3000y\u2028z\u00a0w', { wordCount: 4, lineCount: 1, bytes: Buffer.byteLength('x\u3000y\u2028z\u00a0w') }],
+  ])('counts %j', (text, expected) => {
+    // GIVEN / WHEN / THEN
+    expect(countText(text)).toEqual(expected);
+  });
+
+  test('agrees with a regex reference when fed byte by byte (words and multi-byte chars split across chunks)', () => {
+    // GIVEN multi-byte text, split into 1-byte chunks
+    const text = seededText(1, 2, 300, 400).text + 'naïve 日本語 end';
+    const counter = new TextStatsCounter();
+    const bytes = Buffer.from(text);
+    // WHEN
+    for (let i = 0; i < bytes.length; i++) counter.update(bytes.subarray(i, i + 1));
+    // THEN
+    expect(counter.finish()).toEqual({
+      wordCount: text.split(/\s+/).filter(Boolean).length,
+      lineCount: text.split('\n').length,
+      bytes: bytes.length,
+    });
+  });
+
+  test('rejects invalid UTF-8, NUL bytes and truncated sequences as not text', () => {
+    // GIVEN / WHEN / THEN
+    expect(() => countText(Buffer.from([0xc3, 0x28]))).toThrow(/^not text: invalid UTF-8 within bytes 0-2$/);
+    expect(() => countText(Buffer.from('ab\0c'))).toThrow('not text: NUL byte within the first 3 bytes');
+    expect(() => countText(Buffer.from([0xe6, 0x97]))).toThrow('not text: truncated UTF-8 sequence at end of file');
+  });
+});
+
+describe('seeded text', () => {
+  test('is deterministic and its declared counts are right', () => {
+    // GIVEN / WHEN
+    const a = seededText(42, 3, 500, 2000);
+    const b = seededText(42, 3, 500, 2000);
+    // THEN
+    expect(a).toEqual(b);
+    expect(seededText(43, 3, 500, 2000).text).not.toBe(a.text);
+    expect(a.wordCount).toBeGreaterThanOrEqual(500);
+    expect(a.wordCount).toBeLessThanOrEqual(2000);
+    expect(countText(a.text)).toEqual({ wordCount: a.wordCount, lineCount: a.lineCount, bytes: a.bytes });
+  });
+});
+
+describe('names and keys', () => {
+  test.each([
+    ['..', /traversal/], ['.', /traversal/], ['a/b', /separator/], ['a\\b', /separator/], ['a\0b', /NUL/],
+    ['', /empty/], ['é'.repeat(128), /longer than 255 bytes/],
+  ])('refuses entry name %j', (name, reason) => {
+    // GIVEN / WHEN / THEN
+    expect(unsafeNameReason(name)).toMatch(reason);
+  });
+
+  test('accepts ordinary names, including dots inside a name', () => {
+    // GIVEN / WHEN / THEN
+    for (const n of ['a..b', '.hidden', 'x'.repeat(255), 'größe 日本.txt']) expect(unsafeNameReason(n)).toBeUndefined();
+    expect(unrepresentableKeyReason('report..final.txt')).toBeUndefined();
+    expect(unrepresentableKeyReason('a\\b')).toMatch(/separator/);
+  });
+
+  test('encodes CopySource per RFC 3986, segment by segment', () => {
+    // GIVEN / WHEN / THEN
+    expect(encodeCopySource('b', "inbox/a b+c!'()*é.txt")).toBe('b/inbox/a%20b%2Bc%21%27%28%29%2A%C3%A9.txt');
+    expect(encodeCopySource('b', 'inbox/x', 'v/1')).toBe('b/inbox/x?versionId=v%2F1');
+  });
+});
+
+describe('pool, stats, table, settings', () => {
+  test('mapPool keeps order, bounds concurrency, and propagates a thrown error', async () => {
+    // GIVEN
+    let running = 0;
+    let peak = 0;
+    // WHEN
+    const out = await mapPool([5, 1, 4, 2, 3], 2, async (n) => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, n));
+      running--;
+      return n * 10;
+    });
+    // THEN
+    expect(out).toEqual([50, 10, 40, 20, 30]);
+    expect(peak).toBe(2);
+    await expect(mapPool([1, 2], 4, async (n) => { if (n === 2) throw new Error('boom'); return n; })).rejects.toThrow('boom');
+    expect(await mapPool([], 4, async () => 1)).toEqual([]);
+  });
+
+  test('summarize and speedUp', () => {
+    // GIVEN / WHEN / THEN
+    expect(summarize([3, 1, 2])).toEqual({ min: 1, median: 2, max: 3 });
+    expect(summarize([4, 1, 2, 3])).toEqual({ min: 1, median: 2.5, max: 4 });
+    expect(() => summarize([])).toThrow(/no values/);
+    expect(speedUp(3394, 664)).toBe(5.11);
+    expect(speedUp(1, 0)).toBeUndefined();
+  });
+
+  test('renderTable escapes pipes and newlines', () => {
+    // GIVEN / WHEN / THEN
+    expect(renderTable(['A', 'B'], [['x|y', 'l1\nl2']])).toBe('| A | B |\n| --- | ---: |\n| x\\|y | l1 l2 |');
+  });
+
+  test('intSetting: event wins over env, defaults apply, bad values name the setting', () => {
+    // GIVEN / WHEN / THEN
+    expect(intSetting('c', 3, '5', 16, 1, 64)).toBe(3);
+    expect(intSetting('c', undefined, ' 5 ', 16, 1, 64)).toBe(5);
+    expect(intSetting('c', undefined, '', 16, 1, 64)).toBe(16);
+    expect(() => intSetting('c', undefined, 'abc', 16, 1, 64)).toThrow('Invalid c: "abc". Use an integer from 1 to 64.');
+    expect(() => intSetting('c', 65, undefined, 16, 1, 64)).toThrow('Invalid c: 65.');
+    expect(() => intSetting('c', true, undefined, 16, 1, 64)).toThrow('Invalid c: true.');
+  });
+
+  test('errorMessage adds errno codes and SDK error names, passes other values through', () => {
+    // GIVEN / WHEN / THEN
+    expect(errorMessage(Object.assign(new Error('gone'), { code: 'ENOENT' }))).toBe('ENOENT: gone');
+    expect(errorMessage(Object.assign(new Error('The key does not exist'), { name: 'NoSuchKey', $metadata: {} }))).toBe('NoSuchKey: The key does not exist');
+    expect(errorMessage(new Error('plain'))).toBe('plain');
+    expect(errorMessage('text')).toBe('text');
+  });
+});
