@@ -356,7 +356,12 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     const conditions = accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined;
     const grant = iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [this.fileSystemArn], conditions });
     const principal = grantee.grantPrincipal;
-    if (canBeResourcePolicyPrincipal(principal)) {
+    if (Construct.isConstruct(principal) && Stack.of(principal) !== Stack.of(this)) {
+      // Naming a role of another stack here while that stack references this file system
+      // would make the two stacks depend on each other.
+      Annotations.of(this).addWarningV2('cdk-s3files-lambda:crossStackGrantee',
+        `${principal.node.path} is in another stack, so it is not added to the file system policy. Add it with addToResourcePolicy using its role ARN if the policy must allow it.`);
+    } else if (canBeResourcePolicyPrincipal(principal)) {
       let entry = this.clientGrants.find(g => g.principal === principal && g.accessPointArn === accessPointArn);
       if (!entry) {
         entry = { principal, accessPointArn, actions: new Set() };

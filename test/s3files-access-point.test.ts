@@ -1,8 +1,8 @@
 import { Lazy, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { isolatedVpc, newStack, only, warnings } from './util/template';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions, S3FilesFileSystem } from '../src';
+import { isolatedVpc, newStack, only, warnings } from './util/template';
 
 function withFileSystem() {
   const stack = newStack();

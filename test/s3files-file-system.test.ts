@@ -4,8 +4,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 import { ImportTrigger, S3FilesFileSystem } from '../src';
+import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
 function fileSystem(props: Partial<ConstructorParameters<typeof S3FilesFileSystem>[2]> = {}) {
   const stack = newStack();
@@ -408,6 +408,20 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     // THEN
     const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
     expect(policy.Properties.Policy.Statement).toHaveLength(1);
+  });
+
+  test('a grantee in another stack gets the identity grant and a warning, never a cross-stack cycle', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    const other = new Stack(stack.node.root as App, 'Other');
+    const role = new iam.Role(other, 'Client', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    // WHEN
+    fs.grantMount(role);
+    // THEN
+    const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
+    expect(policy.Properties.Policy.Statement).toHaveLength(1);
+    expect(warnings(stack).join('\n')).toMatch(/Other\/Client.* is in another stack/);
+    expect(JSON.stringify(Template.fromStack(other).toJSON())).toContain('s3files:ClientMount');
   });
 
   test('addToResourcePolicy statements are included, even when added after other grants', () => {

@@ -4,8 +4,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { byPrefix, FN, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 import { S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../src';
+import { byPrefix, FN, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
 function mounted(props: Partial<S3FilesMountedFunctionProps> = {}, stack: Stack = newStack()) {
   const fn = new S3FilesMountedFunction(stack, 'Processor', { ...FN, ...props });

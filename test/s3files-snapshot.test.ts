@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { FN, newStack, stripAssetHashes } from './util/template';
 import { S3FilesMountedFunction } from '../src';
+import { FN, newStack, stripAssetHashes } from './util/template';
 
 describe('full stack snapshot', () => {
   test('two functions sharing one access point on a default file system', () => {

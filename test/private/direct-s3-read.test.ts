@@ -1,7 +1,7 @@
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { newStack } from '../util/template';
 import { describeDirectS3Read } from '../../src/private/direct-s3-read';
+import { newStack } from '../util/template';
 
 describe('describeDirectS3Read', () => {
   test.each([

@@ -1,10 +1,10 @@
 import { Duration, Lazy, Size, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { newStack } from '../util/template';
 import {
   describe as describeValue, invalid, MAX_IMPORT_SIZE_BYTES, validateAccessPointPath, validateAvailabilityTimeout,
   validateImportSizeThreshold, validateMountPath, validatePermissions, validatePosixId, validatePrefix, validateSecondaryGids, validateWholeDays,
 } from '../../src/private/validation';
+import { newStack } from '../util/template';
 
 const scope = () => new Construct(newStack(), 'Thing');
 

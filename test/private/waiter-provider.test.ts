@@ -1,8 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { byPrefix, newStack, resourcesOfType } from '../util/template';
 import { S3FilesWaiterProvider, WAITER_READ_ACTIONS, WAITER_RESOURCE_TYPE } from '../../src/private/waiter-provider';
+import { byPrefix, newStack, resourcesOfType } from '../util/template';
 
 describe('S3FilesWaiterProvider', () => {
   test('getOrCreate returns one provider per stack, at the stack root, from any scope', () => {
