@@ -34,11 +34,16 @@ step() {
   local log="$work/logs/${name//[^a-zA-Z0-9]/_}.log"
   local start=$SECONDS
   printf '%-28s ' "$name"
-  if "$@" >"$log" 2>&1; then
+  # Not inside `if`: there bash would ignore errexit for every command of the step's function.
+  local rc=0
+  set +e
+  ( set -e; "$@" ) >"$log" 2>&1
+  rc=$?
+  set -e
+  if [[ $rc -eq 0 ]]; then
     echo "ok ($((SECONDS - start)) s)"
     printf '%-28s %5d s\n' "$name" $((SECONDS - start)) >>"$timings"
   else
-    local rc=$?
     echo "FAILED (exit $rc, $((SECONDS - start)) s); last lines of $log:"
     tail -n 60 "$log" | sed 's/^/    /'
     exit 1
