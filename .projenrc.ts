@@ -178,4 +178,11 @@ project.addTask('test:ci', {
   ],
 });
 
+// Benchmarks: not part of the test command.
+const tsNode = 'ts-node --project test/tsconfig.json';
+project.addTask('bench:local', {
+  description: 'Run the benchmark handler locally (moto + local Lambda endpoint + a temp dir) at 20 and 1,000 files',
+  steps: [{ spawn: 'setup:python' }, { spawn: 'bundle' }, { exec: `${tsNode} benchmarks/bench-local.ts`, receiveArgs: true }],
+});
+
 project.synth();

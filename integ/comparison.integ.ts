@@ -15,8 +15,9 @@ integ.assertions
   .expect(ExpectedResult.objectLike({
     StatusCode: 200,
     Payload: Match.serializedJson(Match.objectLike({
-      s3api: Match.objectLike({ totalMs: phase }),
-      s3files: Match.objectLike({ totalMs: phase }),
+      files: 5,
+      s3api: Match.objectLike({ phases: Match.objectLike({ totalMs: phase }) }),
+      s3files: Match.objectLike({ phases: Match.objectLike({ totalMs: phase }) }),
       table: Match.stringLikeRegexp('S3 Files'),
     })),
   }));

@@ -58,7 +58,13 @@ export class ComparisonStack extends Stack {
       accessPoint,
       memorySize: 512,
       timeout: Duration.minutes(5),
-      environment: { POWERTOOLS_SERVICE_NAME: 'processor-s3files', POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison' },
+      environment: {
+        CONCURRENCY: '16',
+        // Node's fs calls run on libuv's pool (4 threads by default): let 16 NFS requests fly.
+        UV_THREADPOOL_SIZE: '16',
+        POWERTOOLS_SERVICE_NAME: 'processor-s3files',
+        POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison',
+      },
     });
 
     // The "before" processor needs no VPC: it talks to S3 over the public endpoint.
@@ -70,6 +76,7 @@ export class ComparisonStack extends Stack {
       timeout: Duration.minutes(5),
       environment: {
         BUCKET_NAME: bucket.bucketName,
+        CONCURRENCY: '16',
         POWERTOOLS_SERVICE_NAME: 'processor-s3api',
         POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison',
       },
