@@ -8,8 +8,13 @@ import type { OnEventRequest, OnEventResponse } from './request';
 // (AWS_ENDPOINT_URL_S3) come from the environment.
 const s3 = new S3Client({});
 const logger = new Logger({ serviceName: 's3files-wait-for-available' });
+// Powertools' variadic signature, narrowed to the waiter's (message, attributes) logger.
+const log = {
+  info: (message: string, extra?: Record<string, unknown>) => logger.info(message, { ...extra }),
+  warn: (message: string, extra?: Record<string, unknown>) => logger.warn(message, { ...extra }),
+};
 
 export const handler = async (event: OnEventRequest, context?: Context): Promise<OnEventResponse> => {
   if (context) logger.addContext(context);
-  return handleOnEvent(event, { s3, now: Date.now, log: logger });
+  return handleOnEvent(event, { s3, now: Date.now, log });
 };

@@ -166,7 +166,7 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
   beforeAll(() => { mock = mockClient(S3Client); });
   beforeEach(() => {
     mock.reset();
-    mock.on(ListObjectsV2Command as never).resolves({ Contents: [{ Key: 'inbox/a.txt' }, { Key: 'inbox/b c.txt' }, { Key: 'inbox/d.txt' }] });
+    mock.on(ListObjectsV2Command as never).resolves({ Contents: [{ Key: 'inbox/a.txt' }, { Key: 'inbox/b c.txt' }, { Key: 'inbox/d.txt' }] } as never);
     mock.on(GetObjectCommand).callsFake((input) => ({ Body: body(`content of ${input.Key}\n`), VersionId: `v-${input.Key}` }));
     mock.on(PutObjectCommand).resolves({});
     mock.on(CopyObjectCommand).resolves({});
