@@ -11,15 +11,15 @@ import { Construct, IDependable } from 'constructs';
 import {
   invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateWholeDays,
 } from './private/validation';
-import { S3FilesWaiterProvider, WAITER_RESOURCE_TYPE } from './private/waiter-provider';
+import { DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, WAITER_RESOURCE_TYPE } from './private/waiter-provider';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 
 /** NFS port of the mount targets. */
 const NFS_PORT = 2049;
 /** The principal S3 Files uses to assume the service role (S3 Files is built on EFS). */
 const SERVICE_PRINCIPAL = 'elasticfilesystem.amazonaws.com';
-/** How long the waiter waits on Delete for pending exports before failing. */
-const DELETE_TIMEOUT_SECONDS = 900;
+/** How long the delete guard retries while the service reports a pending export (30 export cycles). */
+const DELETE_TIMEOUT_SECONDS = 1800;
 
 /**
  * When S3 Files imports object data into the file system's cache.
@@ -113,8 +113,9 @@ export interface S3FilesFileSystemOptions {
 
   /**
    * What happens to the file system (and a bucket this construct creates) on stack deletion.
-   * With DESTROY, deletion waits for pending exports so the last writes reach S3, and the
-   * created bucket is emptied after the file system is gone.
+   * With DESTROY, a delete guard deletes the file system once its mount targets and access
+   * points are gone, retrying (up to 30 minutes) while the service reports writes pending export
+   * to S3, so the last writes are not lost; a created bucket is emptied only after that.
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
@@ -176,6 +177,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   private readonly resourcePolicyStatements: iam.PolicyStatement[] = [];
   private readonly policyResource: s3files.CfnFileSystemPolicy;
   private readonly waiter: CustomResource;
+  private readonly deleteGuard: CustomResource;
 
   constructor(scope: Construct, id: string, props: S3FilesFileSystemProps) {
     super(scope, id);
@@ -233,6 +235,22 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     this.fileSystemId = this.resource.attrFileSystemId;
     this.fileSystemArn = this.resource.attrFileSystemArn;
 
+    // ---- delete guard: everything using the file system depends on it, so on stack deletion it
+    // runs after they are gone and deletes the file system itself, without forceDelete, retrying
+    // while writes are pending export. CloudFormation's own delete then finds the file system gone.
+    const provider = S3FilesWaiterProvider.getOrCreate(this);
+    if (destroy) provider.grantDeleteFileSystem(this.fileSystemArn);
+    this.deleteGuard = new CustomResource(this, 'DeleteGuard', {
+      serviceToken: provider.serviceToken,
+      resourceType: DELETE_GUARD_RESOURCE_TYPE,
+      properties: {
+        FileSystemId: this.fileSystemId,
+        // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that deletes.
+        DeleteFileSystem: destroy ? 'true' : 'false',
+        DeleteTimeoutSeconds: String(DELETE_TIMEOUT_SECONDS),
+      },
+    });
+
     // ---- mount targets
     const securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
       vpc: this.vpc,
@@ -247,15 +265,16 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
         securityGroups: [securityGroup.securityGroupId],
       }));
     });
+    this.mountTargets.forEach(mt => mt.node.addDependency(this.deleteGuard));
 
     // ---- file system policy: TLS only, plus the principals the library granted
     this.policyResource = new s3files.CfnFileSystemPolicy(this, 'FileSystemPolicy', {
       fileSystemId: this.fileSystemId,
       policy: Lazy.any({ produce: () => this.renderResourcePolicy() }),
     });
+    this.policyResource.node.addDependency(this.deleteGuard);
 
     // ---- waiter
-    const provider = S3FilesWaiterProvider.getOrCreate(this);
     provider.grantReadFileSystem(this.fileSystemArn);
     if (importedBucket) provider.grantVerifyBucketVersioning(this.bucket);
     this.waiter = new CustomResource(this, 'MountTargetsAvailable', {
@@ -268,8 +287,6 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
         TimeoutSeconds: Tokenization.stringifyNumber(timeoutSeconds),
         VerifyBucketVersioning: importedBucket ? 'true' : 'false',
         BucketName: this.bucket.bucketName,
-        WaitForExportOnDelete: destroy ? 'true' : 'false',
-        DeleteTimeoutSeconds: String(DELETE_TIMEOUT_SECONDS),
       },
     });
     this.waiter.node.addDependency(...this.mountTargets);
@@ -377,8 +394,10 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
    * @internal
    */
   public _registerAccessPoint(accessPoint: S3FilesAccessPoint): void {
+    // The waiter already references every access point id; the access point must be deleted
+    // before the delete guard deletes the file system.
     this.accessPoints.push(accessPoint);
-    this.waiter.node.addDependency(accessPoint);
+    accessPoint.node.addDependency(this.deleteGuard);
   }
 
   private createBucket(props: S3FilesFileSystemProps, destroy: boolean): s3.IBucket {

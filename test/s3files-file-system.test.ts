@@ -456,7 +456,7 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
 });
 
 describe('S3FilesFileSystem: waiter', () => {
-  test('the custom resource carries the contract properties and depends on every mount target and access point', () => {
+  test('the custom resource carries the contract properties, depends on every mount target and references every access point', () => {
     // GIVEN
     const { stack, fs } = fileSystem({ availabilityTimeout: Duration.minutes(30) });
     // WHEN: access points added after construction are still included
@@ -473,12 +473,12 @@ describe('S3FilesFileSystem: waiter', () => {
       TimeoutSeconds: '1800',
       VerifyBucketVersioning: 'false',
       BucketName: { Ref: expect.stringMatching(/^FilesBucket/) },
-      WaitForExportOnDelete: 'false',
-      DeleteTimeoutSeconds: '900',
     });
     const mtIds = resourcesOfType(t, 'AWS::S3Files::MountTarget').map(([id]) => id);
     const apIds = resourcesOfType(t, 'AWS::S3Files::AccessPoint').map(([id]) => id);
-    expect(waiter.DependsOn).toEqual(expect.arrayContaining([...mtIds, ...apIds]));
+    expect(waiter.DependsOn).toEqual(expect.arrayContaining(mtIds));
+    // The access points are ordered by reference (AccessPointIds); a DependsOn too would be redundant (cfn-lint W3005).
+    expect(waiter.Properties.AccessPointIds).toEqual(apIds.map((id) => ({ 'Fn::GetAtt': [id, 'AccessPointId'] })));
     expect(fs.mountTargetsAvailable).toBeDefined();
   });
 
@@ -509,19 +509,6 @@ describe('S3FilesFileSystem: waiter', () => {
       },
     });
     expect(resourcesOfType(t, 'AWS::S3::Bucket')).toHaveLength(0);
-  });
-
-  test('RemovalPolicy.DESTROY deletes the file system before emptying the bucket and waits for pending exports', () => {
-    // GIVEN / WHEN
-    const { template } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
-    // THEN
-    const t = template();
-    const [, fs] = only(t, 'AWS::S3Files::FileSystem');
-    expect(fs.DeletionPolicy).toBe('Delete');
-    const [autoDeleteId] = only(t, 'Custom::S3AutoDeleteObjects');
-    expect(fs.DependsOn).toContain(autoDeleteId);
-    t.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
-    t.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { WaitForExportOnDelete: 'true' });
   });
 
   test('one provider per stack, granted read access to each file system and its access points', () => {
@@ -699,5 +686,87 @@ describe('S3FilesFileSystem: validation', () => {
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'S3BucketAccess', Condition: { StringEquals: { 'aws:ResourceAccount': '222222222222' } } })]) },
     });
+  });
+});
+
+describe('S3FilesFileSystem: data safety on removal', () => {
+  function guard(t: Template): [string, any] {
+    return only(t, 'Custom::S3FilesDeleteGuard');
+  }
+  function isCompleteStatements(t: Template): any[] {
+    const [, policy] = resourcesOfType(t, 'AWS::IAM::Policy')
+      .find(([id]) => id.startsWith('S3FilesMountTargetsWaiterProviderIsCompleteServiceRoleDefaultPolicy'))!;
+    return policy.Properties.PolicyDocument.Statement;
+  }
+
+  test('by default the file system and the created bucket are retained, and the guard deletes nothing', () => {
+    // GIVEN / WHEN the defaults
+    const { template } = fileSystem();
+    // THEN nothing is deleted with the stack and nobody may delete the file system
+    const t = template();
+    expect(only(t, 'AWS::S3Files::FileSystem')[1]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(only(t, 'AWS::S3::Bucket')[1]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(resourcesOfType(t, 'Custom::S3AutoDeleteObjects')).toHaveLength(0);
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false' });
+    expect(JSON.stringify(isCompleteStatements(t))).not.toContain('s3files:DeleteFileSystem');
+  });
+
+  test('with DESTROY the guard deletes the file system after its users and before the bucket is emptied', () => {
+    // GIVEN / WHEN
+    const { fs, stack } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
+    fs.addAccessPoint('Extra');
+    const t = Template.fromStack(stack);
+    // THEN the guard references the file system (so it is deleted before it) ...
+    const [guardId, g] = guard(t);
+    const [fsId, fsRes] = only(t, 'AWS::S3Files::FileSystem');
+    expect(g.Properties).toEqual({
+      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesMountTargetsWaiterProviderframeworkonEvent/), 'Arn'] },
+      FileSystemId: { 'Fn::GetAtt': [fsId, 'FileSystemId'] },
+      DeleteFileSystem: 'true',
+      DeleteTimeoutSeconds: '1800',
+    });
+    expect(fsRes.DeletionPolicy).toBe('Delete');
+    // ... every mount target, access point and the file system policy depend on the guard (deleted before it) ...
+    for (const type of ['AWS::S3Files::MountTarget', 'AWS::S3Files::AccessPoint', 'AWS::S3Files::FileSystemPolicy']) {
+      const all = resourcesOfType(t, type);
+      expect(all.length).toBeGreaterThan(0);
+      for (const [, r] of all) expect(r.DependsOn).toContain(guardId);
+    }
+    // ... and the bucket is emptied only after the file system is gone
+    const [autoDeleteId] = only(t, 'Custom::S3AutoDeleteObjects');
+    expect(fsRes.DependsOn).toContain(autoDeleteId);
+    t.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
+  });
+
+  test('with DESTROY only the delete guard may delete, and only this file system', () => {
+    // GIVEN two file systems in one stack, one DESTROY and one RETAIN
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    new S3FilesFileSystem(stack, 'Gone', { vpc, removalPolicy: RemovalPolicy.DESTROY });
+    new S3FilesFileSystem(stack, 'Kept', { vpc });
+    // WHEN synthesized
+    const t = Template.fromStack(stack);
+    // THEN exactly one DeleteFileSystem statement, on the DESTROY file system's ARN only
+    const deletes = isCompleteStatements(t).filter((s) => JSON.stringify(s.Action).includes('s3files:DeleteFileSystem'));
+    expect(deletes).toEqual([{
+      Effect: 'Allow',
+      Action: 's3files:DeleteFileSystem',
+      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Gone/), 'FileSystemArn'] },
+    }]);
+    const allPolicies = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy').filter(([id]) => !id.startsWith('S3FilesMountTargetsWaiterProviderIsComplete')));
+    expect(allPolicies).not.toContain('s3files:DeleteFileSystem');
+    // AND both guards are served by the one provider
+    const guards = resourcesOfType(t, 'Custom::S3FilesDeleteGuard');
+    expect(guards.map(([, g]) => g.Properties.DeleteFileSystem).sort()).toEqual(['false', 'true']);
+  });
+
+  test('the waiter no longer approximates export with a settle period', () => {
+    // GIVEN / WHEN a DESTROY file system
+    const { template } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
+    // THEN the waiter carries no delete-time properties
+    const [, waiter] = only(template(), 'Custom::S3FilesMountTargetsAvailable');
+    expect(Object.keys(waiter.Properties)).not.toEqual(expect.arrayContaining(['WaitForExportOnDelete']));
+    expect(waiter.Properties.DeleteTimeoutSeconds).toBeUndefined();
+    expect(waiter.Properties.ExportSettleSeconds).toBeUndefined();
   });
 });

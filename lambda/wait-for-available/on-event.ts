@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import { GUARD_RESOURCE_TYPE, guardPropsForDelete, parseGuardProps } from './delete-guard';
 import { parseProps } from './props';
 import { OnEventRequest, OnEventResponse, propsForDelete } from './request';
 import { verifyBucketVersioning } from './versioning';
@@ -12,13 +13,14 @@ export interface OnEventDeps {
 
 export async function handleOnEvent(request: OnEventRequest, deps: OnEventDeps): Promise<OnEventResponse> {
   const startedAt = String(deps.now());
+  if (request.RequestType !== 'Create' && request.RequestType !== 'Update' && request.RequestType !== 'Delete') {
+    throw new Error(`Unsupported RequestType ${JSON.stringify(request.RequestType)}.`);
+  }
+  if (request.ResourceType === GUARD_RESOURCE_TYPE) return guardOnEvent(request, deps, startedAt);
   if (request.RequestType === 'Delete') {
     const props = propsForDelete(request, deps.log);
-    deps.log.info('Delete', { fileSystemId: props?.fileSystemId, waitForExportOnDelete: props?.waitForExportOnDelete ?? false });
+    deps.log.info('Delete: nothing to wait for', { fileSystemId: props?.fileSystemId });
     return { PhysicalResourceId: request.PhysicalResourceId ?? props?.fileSystemId ?? 'none', Data: { StartedAt: startedAt } };
-  }
-  if (request.RequestType !== 'Create' && request.RequestType !== 'Update') {
-    throw new Error(`Unsupported RequestType ${JSON.stringify(request.RequestType)}.`);
   }
   const props = parseProps(request.ResourceProperties);
   if (props.verifyBucketVersioning && props.bucketName) {
@@ -31,5 +33,20 @@ export async function handleOnEvent(request: OnEventRequest, deps: OnEventDeps):
     accessPointIds: props.accessPointIds,
     timeoutSeconds: props.timeoutSeconds,
   });
+  return { PhysicalResourceId: props.fileSystemId, Data: { StartedAt: startedAt } };
+}
+
+/**
+ * The guard's physical id is its file system id: when the file system is replaced, CloudFormation
+ * later sends Delete for the old id with the old properties, so the old file system is guarded too.
+ */
+function guardOnEvent(request: OnEventRequest, deps: OnEventDeps, startedAt: string): OnEventResponse {
+  if (request.RequestType === 'Delete') {
+    const props = guardPropsForDelete(request.ResourceProperties, deps.log);
+    deps.log.info('Delete guard: Delete', { fileSystemId: props?.fileSystemId, deleteFileSystem: props?.deleteFileSystem ?? false });
+    return { PhysicalResourceId: request.PhysicalResourceId ?? props?.fileSystemId ?? 'none', Data: { StartedAt: startedAt } };
+  }
+  const props = parseGuardProps(request.ResourceProperties);
+  deps.log.info(`Delete guard: ${request.RequestType} (no-op)`, { fileSystemId: props.fileSystemId, deleteFileSystem: props.deleteFileSystem });
   return { PhysicalResourceId: props.fileSystemId, Data: { StartedAt: startedAt } };
 }

@@ -7,14 +7,6 @@ export const RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
 
 /** Default `TimeoutSeconds` (the construct's `availabilityTimeout`). */
 export const DEFAULT_TIMEOUT_SECONDS = 1200;
-/** Default `DeleteTimeoutSeconds`: ten export cycles of ~60 s. */
-export const DEFAULT_DELETE_TIMEOUT_SECONDS = 600;
-/**
- * Default `ExportSettleSeconds`. Writes reach S3 in batches ~60 s after they land (measured
- * 64-70 s), and the API exposes no pending-export status, so after the last writer is gone we
- * wait one batch plus margin before letting CloudFormation delete the file system.
- */
-export const DEFAULT_EXPORT_SETTLE_SECONDS = 90;
 /** The Provider's totalTimeout is 2 h: a longer handler timeout would never be reached. */
 export const MAX_TIMEOUT_SECONDS = 7200;
 
@@ -25,9 +17,6 @@ export interface WaitForAvailableProps {
   readonly timeoutSeconds: number;
   readonly verifyBucketVersioning: boolean;
   readonly bucketName?: string;
-  readonly waitForExportOnDelete: boolean;
-  readonly deleteTimeoutSeconds: number;
-  readonly exportSettleSeconds: number;
 }
 
 /** A property value that cannot be used; the message names the property, the value and the fix. */
@@ -107,11 +96,6 @@ export function parseProps(input: Record<string, unknown> | undefined): WaitForA
     timeoutSeconds: parseInteger(props, 'TimeoutSeconds', DEFAULT_TIMEOUT_SECONDS, 1, MAX_TIMEOUT_SECONDS, timeoutFix),
     verifyBucketVersioning,
     bucketName,
-    waitForExportOnDelete: parseBoolean(props, 'WaitForExportOnDelete'),
-    deleteTimeoutSeconds: parseInteger(props, 'DeleteTimeoutSeconds', DEFAULT_DELETE_TIMEOUT_SECONDS, 1, MAX_TIMEOUT_SECONDS,
-      `Pass 1-${MAX_TIMEOUT_SECONDS} s (default ${DEFAULT_DELETE_TIMEOUT_SECONDS}).`),
-    exportSettleSeconds: parseInteger(props, 'ExportSettleSeconds', DEFAULT_EXPORT_SETTLE_SECONDS, 0, MAX_TIMEOUT_SECONDS,
-      `Pass 0-${MAX_TIMEOUT_SECONDS} s (default ${DEFAULT_EXPORT_SETTLE_SECONDS}).`),
   };
 }
 

@@ -27,7 +27,7 @@ export function propsForDelete(request: OnEventRequest, log: WaitLogger): WaitFo
   try {
     return parseProps(request.ResourceProperties);
   } catch (error) {
-    log.warn('Delete with unusable properties: not waiting for exports', { error: (error as Error).message });
+    log.warn('Delete with unusable properties', { error: (error as Error).message });
     return undefined;
   }
 }

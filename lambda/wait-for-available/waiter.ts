@@ -1,6 +1,5 @@
 import {
   GetAccessPointCommand,
-  GetFileSystemCommand,
   paginateListMountTargets,
   S3FilesClient,
 } from '@aws-sdk/client-s3files';
@@ -156,64 +155,5 @@ export async function checkAvailability(
       + 'Mount targets usually take 3-5 minutes; raise availabilityTimeout or check the resources in the S3 console.');
   }
   deps.log.info('Waiting for mount targets and access points', summary);
-  return { IsComplete: false };
-}
-
-/** True when the file system's status message says writes still await export to S3. */
-export function reportsPendingExport(statusMessage: string | undefined): boolean {
-  return statusMessage !== undefined && /pending export|export(s)? pending|not (yet )?(been )?exported/i.test(statusMessage);
-}
-
-/**
- * isComplete for Delete with WaitForExportOnDelete. The API has no pending-export field (only
- * DeleteFileSystem's 409 ConflictException says so), so the best observable wait is: keep the file
- * system until one export batch has passed since its writers were removed, and longer while
- * GetFileSystem's statusMessage reports a pending export; bounded by DeleteTimeoutSeconds.
- */
-export async function checkExportDrained(
-  deps: WaiterDeps, props: WaitForAvailableProps, startedAtMs: number,
-): Promise<IsCompleteResult> {
-  const elapsedMs = deps.now() - startedAtMs;
-  const deadlineMs = props.deleteTimeoutSeconds * 1000;
-  const settleMs = Math.min(props.exportSettleSeconds * 1000, deadlineMs);
-  const fs = props.fileSystemId;
-
-  let reason: string | undefined;
-  try {
-    const out = await deps.client.send(new GetFileSystemCommand({ fileSystemId: fs }));
-    if (out.status === 'deleting' || out.status === 'deleted') {
-      deps.log.info('File system already being deleted; nothing to wait for', { fileSystemId: fs, status: out.status });
-      return { IsComplete: true };
-    }
-    if (reportsPendingExport(out.statusMessage)) {
-      reason = `the service reports a pending export (${out.status ?? 'unknown'}: ${out.statusMessage})`;
-    }
-  } catch (error) {
-    if (isNotFound(error)) {
-      deps.log.info('File system no longer exists; nothing to wait for', { fileSystemId: fs });
-      return { IsComplete: true };
-    }
-    if (!isTransient(error)) {
-      throw new WaitFailedError(`could not read file system ${fs} before deletion: ${describeError(error)}. `
-        + 'The file system is kept so no unexported write is lost; grant s3files:GetFileSystem to the waiter role and retry the deletion.');
-    }
-    reason = `the last poll failed with ${describeError(error)}`;
-    deps.log.warn('Transient error while checking for pending export', { fileSystemId: fs, error: describeError(error) });
-  }
-
-  if (reason === undefined && elapsedMs >= settleMs) {
-    deps.log.info('No pending export reported after the export settle time; deletion may proceed', {
-      fileSystemId: fs, elapsedSeconds: Math.round(elapsedMs / 1000),
-    });
-    return { IsComplete: true };
-  }
-  if (elapsedMs >= deadlineMs) {
-    throw new WaitFailedError(`timed out after ${props.deleteTimeoutSeconds} s waiting for file system ${fs} to finish `
-      + `exporting to S3 before deletion: ${reason}. The file system is kept (deleting it now would fail or lose the `
-      + 'last writes); retry the stack deletion later, or raise the delete timeout.');
-  }
-  deps.log.info('Waiting for the file system to export its last writes to S3', {
-    fileSystemId: fs, elapsedSeconds: Math.round(elapsedMs / 1000), reason: reason ?? 'export settle time not yet reached',
-  });
   return { IsComplete: false };
 }

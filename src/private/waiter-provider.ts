@@ -9,6 +9,8 @@ import { WaitForAvailableOnEventFunction } from './wait-for-available-on-event-f
 
 /** CloudFormation type of the waiter custom resource (shared with the handlers). */
 export const WAITER_RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
+/** CloudFormation type of the delete guard, served by the same provider (shared with the handlers). */
+export const DELETE_GUARD_RESOURCE_TYPE = 'Custom::S3FilesDeleteGuard';
 
 /** Actions the isComplete handler needs to read a file system, its mount targets and access points. */
 export const WAITER_READ_ACTIONS = [
@@ -52,7 +54,7 @@ export class S3FilesWaiterProvider extends Construct {
       memorySize: 256,
     });
     this.isCompleteFunction = new WaitForAvailableIsCompleteFunction(this, 'IsComplete', {
-      description: 'S3 Files waiter: poll until every mount target and access point is available',
+      description: 'S3 Files waiter: poll until every mount target and access point is available; delete guarded file systems once exported',
       architecture: lambda.Architecture.ARM_64,
       timeout: Duration.minutes(1),
       memorySize: 256,
@@ -78,6 +80,17 @@ export class S3FilesWaiterProvider extends Construct {
       resources: [fileSystemArn, `${fileSystemArn}/access-point/*`],
     });
     this.isCompleteFunction.addToRolePolicy(statement);
+  }
+
+  /**
+   * Lets the delete guard (isComplete) delete one file system: only that ARN, only for
+   * RemovalPolicy.DESTROY. Never `forceDelete` (the handler does not use it).
+   */
+  public grantDeleteFileSystem(fileSystemArn: string): void {
+    this.isCompleteFunction.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['s3files:DeleteFileSystem'],
+      resources: [fileSystemArn],
+    }));
   }
 
   /** Lets onEvent read the versioning status of an imported bucket. */

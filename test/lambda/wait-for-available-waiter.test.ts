@@ -1,12 +1,13 @@
 import { GetBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
-import { GetFileSystemCommand, ListMountTargetsCommand, S3FilesClient } from '@aws-sdk/client-s3files';
+import { DeleteFileSystemCommand, GetFileSystemCommand, ListMountTargetsCommand, S3FilesClient } from '@aws-sdk/client-s3files';
 import { mockClient } from 'aws-sdk-client-mock';
+import {
+  deleteWhenExported, guardPropsForDelete, isPendingExport, parseGuardProps,
+} from '../../lambda/wait-for-available/delete-guard';
 import { describeError, isTransient } from '../../lambda/wait-for-available/errors';
 import { parseProps, parseStartedAt } from '../../lambda/wait-for-available/props';
 import { verifyBucketVersioning } from '../../lambda/wait-for-available/versioning';
-import {
-  checkAvailability, checkExportDrained, evaluate, reportsPendingExport, WaitLogger,
-} from '../../lambda/wait-for-available/waiter';
+import { checkAvailability, evaluate, WaitLogger } from '../../lambda/wait-for-available/waiter';
 import { freePort } from '../servers/moto-server';
 import { perCall, S3FilesEndpoint } from '../servers/s3files-endpoint';
 
@@ -140,68 +141,115 @@ describe('evaluate', () => {
   });
 });
 
-describe('checkExportDrained with an injected clock', () => {
-  const props = parseProps({ FileSystemId: FS, WaitForExportOnDelete: 'true', DeleteTimeoutSeconds: '300', ExportSettleSeconds: '90' });
+describe('deleteWhenExported (delete guard) with an injected clock', () => {
+  const props = parseGuardProps({ FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '300' });
 
-  test('waits for the settle time, then lets deletion proceed', async () => {
-    // GIVEN a file system that reports nothing pending
+  test('retries while DeleteFileSystem answers pending export, never with forceDelete, and is done once the file system is gone', async () => {
+    // GIVEN a file system whose first two deletions are refused with the pending-export 409
     endpoint.setFileSystem(FS, perCall('available'));
-    // WHEN polled before and after 90 s
-    const early = await checkExportDrained(deps(T0 + 89_000), props, T0);
-    const late = await checkExportDrained(deps(T0 + 90_000), props, T0);
-    // THEN it completes only after the settle time
-    expect(early.IsComplete).toBe(false);
-    expect(late.IsComplete).toBe(true);
+    endpoint.setPendingExport(FS, perCall('pending', 'pending', 'clear'));
+    // WHEN polled four times, 10 s apart
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push((await deleteWhenExported(deps(T0 + i * 10_000), props, T0)).IsComplete);
+    // THEN: refused, refused, accepted (still waiting), gone (404)
+    expect(results).toEqual([false, false, false, true]);
+    const deletes = endpoint.requests.filter((r) => r.operation === 'DeleteFileSystem');
+    expect(deletes.map((r) => r.status)).toEqual([409, 409, 204]);
+    expect(deletes.every((r) => r.query.forceDelete === undefined)).toBe(true);
   });
 
-  test('never waits longer than DeleteTimeoutSeconds when nothing is reported', async () => {
-    // GIVEN a settle time longer than the delete bound
+  test('treats a file system that does not exist (404) as done, without calling DeleteFileSystem', async () => {
+    // GIVEN no file system
+    // WHEN polled / THEN done after one GetFileSystem
+    expect((await deleteWhenExported(deps(T0), props, T0)).IsComplete).toBe(true);
+    expect(endpoint.requests.map((r) => `${r.operation} ${r.status}`)).toEqual(['GetFileSystem 404']);
+  });
+
+  test('waits while the file system is deleting and is done once it shows deleted', async () => {
+    // GIVEN a file system going deleting -> deleted
+    endpoint.setFileSystem(FS, perCall('deleting', 'deleted'));
+    // WHEN polled twice / THEN not yet, then done, with no DeleteFileSystem call
+    expect((await deleteWhenExported(deps(T0), props, T0)).IsComplete).toBe(false);
+    expect((await deleteWhenExported(deps(T0 + 10_000), props, T0)).IsComplete).toBe(true);
+    expect(endpoint.count('DeleteFileSystem')).toBe(0);
+  });
+
+  test('fails at the bound naming the file system, the wait, the reason and how to finish', async () => {
+    // GIVEN an export that never drains, polled at the 300 s bound
     endpoint.setFileSystem(FS, perCall('available'));
-    const short = parseProps({ FileSystemId: FS, WaitForExportOnDelete: 'true', DeleteTimeoutSeconds: '30', ExportSettleSeconds: '90' });
-    // WHEN polled at the bound
-    const r = await checkExportDrained(deps(T0 + 30_000), short, T0);
-    // THEN it completes
-    expect(r.IsComplete).toBe(true);
-  });
-
-  test('completes when the file system is already deleting', async () => {
-    // GIVEN a file system in deleting
-    endpoint.setFileSystem(FS, perCall('deleting'));
-    // WHEN polled at once
-    // THEN nothing to wait for
-    expect((await checkExportDrained(deps(T0), props, T0)).IsComplete).toBe(true);
-  });
-
-  test('fails at the bound with the last transient error', async () => {
-    // GIVEN GetFileSystem failing with 503s past the bound
-    endpoint.injectFaults({ operation: 'GetFileSystem', status: 503, count: 3 });
+    endpoint.setPendingExport(FS, perCall('pending'));
     // WHEN polled
-    const p = checkExportDrained(deps(T0 + 300_000), props, T0);
-    // THEN the reason is named
-    await expect(p).rejects.toThrow(/timed out after 300 s .*the last poll failed with .*HTTP 503/);
+    const p = deleteWhenExported(deps(T0 + 300_000), props, T0);
+    // THEN the message names all of it, and nothing was force-deleted
+    await expect(p).rejects.toThrow(new RegExp('Custom::S3FilesDeleteGuard: file system fs-0123456789abcdef0 is still not deleted after '
+      + 'waiting 300 s \\(limit 300 s\\): the service reports data pending export to S3 .*ConflictException \\(HTTP 409\\).*'
+      + 'no unexported write is lost.*wait until its PendingExports metric is 0, then retry the stack deletion'));
+    expect(endpoint.count('DeleteFileSystem')).toBe(1);
   });
 
-  test('fails at once on AccessDenied, keeping the file system', async () => {
-    // GIVEN GetFileSystem denied
-    const denied = new S3FilesClient({ region: 'us-east-1', credentials: creds });
-    const mock = mockClient(denied);
-    mock.on(GetFileSystemCommand).rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } }));
-    // WHEN polled
-    const p = checkExportDrained(deps(T0, denied), props, T0);
-    // THEN the message says what to grant
-    await expect(p).rejects.toThrow(/could not read file system .* grant s3files:GetFileSystem/);
+  test('keeps waiting through throttling and 5xx, within the bound', async () => {
+    // GIVEN GetFileSystem throttled for a whole poll (the SDK retries 3 times)
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.injectFaults({ operation: 'GetFileSystem', status: 429, count: 3 });
+    // WHEN polled twice / THEN the throttled poll waits, the next deletes
+    expect((await deleteWhenExported(deps(T0), props, T0)).IsComplete).toBe(false);
+    expect((await deleteWhenExported(deps(T0 + 10_000), props, T0)).IsComplete).toBe(false);
+    expect((await deleteWhenExported(deps(T0 + 20_000), props, T0)).IsComplete).toBe(true);
+  });
+
+  test('retries other conflicts too (a mount target still on its way out), with the reason logged', async () => {
+    // GIVEN a DeleteFileSystem conflict that is not about exports
+    const c = new S3FilesClient({ region: 'us-east-1', credentials: creds });
+    const mock = mockClient(c);
+    mock.on(GetFileSystemCommand).resolves({ status: 'available' });
+    mock.on(DeleteFileSystemCommand).rejects(Object.assign(new Error('File system has mount targets'), {
+      name: 'ConflictException', errorCode: 'FileSystemInUse', $metadata: { httpStatusCode: 409 },
+    }));
+    const d = deps(T0, c);
+    // WHEN polled / THEN it waits and says why
+    expect((await deleteWhenExported(d, props, T0)).IsComplete).toBe(false);
+    expect(d.log.lines.at(-1)?.extra?.reason).toMatch(/refused the deletion for now .*mount targets/);
+    mock.restore();
+  });
+
+  test('fails at once on AccessDenied, keeping the file system and naming the permission', async () => {
+    // GIVEN DeleteFileSystem denied
+    const c = new S3FilesClient({ region: 'us-east-1', credentials: creds });
+    const mock = mockClient(c);
+    mock.on(GetFileSystemCommand).resolves({ status: 'available' });
+    mock.on(DeleteFileSystemCommand).rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } }));
+    // WHEN polled / THEN
+    await expect(deleteWhenExported(deps(T0, c), props, T0)).rejects.toThrow(/could not delete file system .*s3files:DeleteFileSystem/);
     mock.restore();
   });
 
   test.each([
-    ['File system has data pending export to S3', true],
-    ['Exports pending: 3 files', true],
-    ['Some files have not yet been exported', true],
-    ['Mount target creation in progress', false],
-    [undefined, false],
-  ])('reportsPendingExport(%j) is %s', (message, expected) => {
-    // GIVEN a status message / WHEN classified / THEN
-    expect(reportsPendingExport(message)).toBe(expected);
+    [{ name: 'ConflictException', errorCode: 'FileSystemHasPendingExport', message: 'x', $metadata: { httpStatusCode: 409 } }, true],
+    [{ name: 'ConflictException', message: 'has data pending export to S3', $metadata: { httpStatusCode: 409 } }, true],
+    [{ name: 'ConflictException', message: 'in use', $metadata: { httpStatusCode: 409 } }, false],
+    [{ name: 'ValidationException', message: 'pending export', $metadata: { httpStatusCode: 400 } }, false],
+  ])('isPendingExport(%j) is %s', (error, expected) => {
+    // GIVEN an SDK-shaped error / WHEN classified / THEN
+    expect(isPendingExport(error)).toBe(expected);
+  });
+
+  test.each([
+    [{ DeleteFileSystem: 'true' }, /"FileSystemId" is required/],
+    [{ FileSystemId: FS, DeleteFileSystem: 'yes' }, /"DeleteFileSystem" must be "true" or "false", got "yes"/],
+    [{ FileSystemId: FS, DeleteTimeoutSeconds: '0' }, /"DeleteTimeoutSeconds" must be a whole number between 1 and 7200, got "0"/],
+    [{ FileSystemId: FS, DeleteTimeoutSeconds: 'soon' }, /"DeleteTimeoutSeconds" must be a whole number/],
+  ])('parseGuardProps rejects %j', (input, message) => {
+    // GIVEN bad guard properties / WHEN parsed / THEN the property is named
+    expect(() => parseGuardProps(input)).toThrow(message);
+  });
+
+  test('defaults: no deletion, 1800 s; lenient on Delete', () => {
+    // GIVEN minimal and broken properties
+    const log = recordingLogger();
+    // THEN
+    expect(parseGuardProps({ FileSystemId: FS })).toEqual({ fileSystemId: FS, deleteFileSystem: false, deleteTimeoutSeconds: 1800 });
+    expect(guardPropsForDelete({ DeleteFileSystem: 'maybe' }, log)).toBeUndefined();
+    expect(log.lines[0]).toMatchObject({ level: 'warn' });
   });
 });
 
@@ -220,9 +268,9 @@ describe('verifyBucketVersioning narrow error path', () => {
 describe('small parsers', () => {
   test('accept JS numbers and booleans, and drop duplicate access point ids', () => {
     // GIVEN a direct invocation with native types
-    const p = parseProps({ FileSystemId: FS, ExpectedMountTargetCount: 3, WaitForExportOnDelete: true, AccessPointIds: ['a', 'a', 'b'] });
+    const p = parseProps({ FileSystemId: FS, ExpectedMountTargetCount: 3, VerifyBucketVersioning: true, BucketName: 'b', AccessPointIds: ['a', 'a', 'b'] });
     // THEN they are accepted
-    expect(p).toMatchObject({ expectedMountTargetCount: 3, waitForExportOnDelete: true, accessPointIds: ['a', 'b'], timeoutSeconds: 1200 });
+    expect(p).toMatchObject({ expectedMountTargetCount: 3, verifyBucketVersioning: true, accessPointIds: ['a', 'b'], timeoutSeconds: 1200 });
     expect(parseStartedAt({ StartedAt: T0 })).toBe(T0);
     expect(() => parseStartedAt(undefined)).toThrow(/Data.StartedAt/);
   });

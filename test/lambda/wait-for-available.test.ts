@@ -45,7 +45,10 @@ afterAll(async () => {
 
 beforeEach(() => endpoint.reset());
 
-function request(type: 'Create' | 'Update' | 'Delete', props: Record<string, unknown>): OnEventRequest {
+const WAITER = 'Custom::S3FilesMountTargetsAvailable';
+const GUARD = 'Custom::S3FilesDeleteGuard';
+
+function request(type: 'Create' | 'Update' | 'Delete', props: Record<string, unknown>, resourceType = WAITER): OnEventRequest {
   return {
     RequestType: type,
     ServiceToken: 'arn:aws:lambda:us-east-1:111122223333:function:provider',
@@ -53,7 +56,7 @@ function request(type: 'Create' | 'Update' | 'Delete', props: Record<string, unk
     StackId: 'arn:aws:cloudformation:us-east-1:111122223333:stack/s/1',
     RequestId: 'req-1',
     LogicalResourceId: 'MountTargetsAvailable',
-    ResourceType: 'Custom::S3FilesMountTargetsAvailable',
+    ResourceType: resourceType,
     ...(type === 'Create' ? {} : { PhysicalResourceId: FS }),
     ResourceProperties: { ServiceToken: 'arn', ...props },
   };
@@ -71,9 +74,10 @@ interface Outcome {
  * event until it completes or throws (0-ms sleep instead of the 10-s queryInterval).
  */
 async function drive(
-  type: 'Create' | 'Update' | 'Delete', props: Record<string, unknown>, opts: { maxPolls?: number; startedAtOffsetMs?: number } = {},
+  type: 'Create' | 'Update' | 'Delete', props: Record<string, unknown>,
+  opts: { maxPolls?: number; startedAtOffsetMs?: number; resourceType?: string } = {},
 ): Promise<Outcome> {
-  const req = request(type, props);
+  const req = request(type, props, opts.resourceType);
   const onEventResult = await onEvent(req);
   const startedAt = String(Number(onEventResult.Data.StartedAt) - (opts.startedAtOffsetMs ?? 0));
   const merged: IsCompleteRequest = { ...req, ...onEventResult, Data: { StartedAt: startedAt } };
@@ -245,9 +249,11 @@ describe('Create/Update: wait for mount targets and access points', () => {
   });
 });
 
-describe('Delete', () => {
-  test('is a no-op by default: completes at once without calling the service', async () => {
-    // GIVEN no wait on delete requested
+describe('Delete of the waiter', () => {
+  test('is a no-op: completes at once without calling the service', async () => {
+    // GIVEN a file system with a pending export (the waiter must not care)
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.setPendingExport(FS, perCall('pending'));
     // WHEN a Delete is driven
     const out = await drive('Delete', { FileSystemId: FS });
     // THEN it completes on the first poll, keeping the physical id, with no API call
@@ -259,67 +265,91 @@ describe('Delete', () => {
   test('with invalid properties does not throw (a failed Create must be able to roll back)', async () => {
     // GIVEN properties that would fail validation
     // WHEN a Delete is driven
-    const out = await drive('Delete', { ExpectedMountTargetCount: 'many', WaitForExportOnDelete: 'true' });
+    const out = await drive('Delete', { ExpectedMountTargetCount: 'many' });
     // THEN it completes without error
     expect(out).toMatchObject({ complete: true, polls: 1 });
   });
+});
 
-  test('with WaitForExportOnDelete waits while the service reports a pending export', async () => {
-    // GIVEN a file system whose statusMessage reports a pending export for 3 looks; start long past the settle time
-    endpoint.setFileSystem(FS, perCall(
-      { status: 'available', statusMessage: 'File system has data pending export to S3' },
-      { status: 'available', statusMessage: 'File system has data pending export to S3' },
-      { status: 'available', statusMessage: 'File system has data pending export to S3' },
-      'available',
-    ));
-    // WHEN a Delete is driven
-    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true', DeleteTimeoutSeconds: '600' },
-      { startedAtOffsetMs: 120_000 });
-    // THEN it completes on the 4th poll
-    expect(out).toMatchObject({ complete: true, polls: 4 });
-    expect(endpoint.count('GetFileSystem')).toBe(4);
-  });
+describe('the delete guard (Custom::S3FilesDeleteGuard) through the provider handlers', () => {
+  const destroy = { FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '1800' };
 
-  test('with WaitForExportOnDelete waits for the export settle time even when nothing is reported', async () => {
-    // GIVEN an available file system and a Delete that just started (default settle 90 s)
+  test('Create and Update are no-ops: no API call, the file system id is the physical id', async () => {
+    // GIVEN an existing file system
     endpoint.setFileSystem(FS, perCall('available'));
-    // WHEN polled
-    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true' }, { maxPolls: 3 });
-    // THEN it keeps the file system for now
-    expect(out).toMatchObject({ complete: false, polls: 3 });
-    expect(out.error).toBeUndefined();
+    // WHEN Create and Update are driven
+    const created = await drive('Create', destroy, { resourceType: GUARD });
+    const updated = await drive('Update', { ...destroy, DeleteFileSystem: 'false' }, { resourceType: GUARD });
+    // THEN both complete at once and nothing was called
+    expect(created).toMatchObject({ complete: true, polls: 1 });
+    expect(updated).toMatchObject({ complete: true, polls: 1 });
+    expect(created.onEventResult.PhysicalResourceId).toBe(FS);
+    expect(endpoint.count()).toBe(0);
   });
 
-  test('completes when the file system is already gone', async () => {
+  test('Delete (DESTROY) retries DeleteFileSystem while the service answers the pending-export 409, then the file system is gone', async () => {
+    // GIVEN a file system whose writes are pending export for the first three delete attempts
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.setPendingExport(FS, perCall('pending', 'pending', 'pending', 'clear'));
+    // WHEN the provider drives the guard's Delete
+    const out = await drive('Delete', destroy, { resourceType: GUARD });
+    // THEN three refusals, one accepted deletion without forceDelete, then a 404 ends it
+    expect(out.error).toBeUndefined();
+    expect(out).toMatchObject({ complete: true, polls: 5 });
+    const deletes = endpoint.requests.filter((r) => r.operation === 'DeleteFileSystem');
+    expect(deletes.map((r) => r.status)).toEqual([409, 409, 409, 204]);
+    expect(deletes.every((r) => r.query.forceDelete === undefined)).toBe(true);
+    expect(endpoint.requests.at(-1)).toMatchObject({ operation: 'GetFileSystem', status: 404 });
+    // AND CloudFormation's own delete of the file system then finds it gone (NotFound = deleted)
+    const client = new S3FilesClient({});
+    await expect(client.send(new GetFileSystemCommand({ fileSystemId: FS }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    client.destroy();
+  });
+
+  test('Delete (DESTROY) fails clearly when the export outlasts the bound, and the file system is kept', async () => {
+    // GIVEN an export that never drains and a Delete that started 1801 s ago
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.setPendingExport(FS, perCall('pending'));
+    // WHEN driven
+    const out = await drive('Delete', destroy, { resourceType: GUARD, startedAtOffsetMs: 1_801_000 });
+    // THEN it fails on the first poll with the file system, the wait and how to finish
+    expect(out.polls).toBe(1);
+    expect(out.error?.message).toMatch(/file system fs-0123456789abcdef0 is still not deleted after waiting 180\d s \(limit 1800 s\)/);
+    expect(out.error?.message).toMatch(/pending export to S3/);
+    expect(out.error?.message).toMatch(/retry the stack deletion/);
+    const client = new S3FilesClient({});
+    await expect(client.send(new GetFileSystemCommand({ fileSystemId: FS }))).resolves.toMatchObject({ status: 'available' });
+    client.destroy();
+  });
+
+  test('Delete (RETAIN) deletes nothing', async () => {
+    // GIVEN a retained file system
+    endpoint.setFileSystem(FS, perCall('available'));
+    // WHEN the guard's Delete runs with DeleteFileSystem "false"
+    const out = await drive('Delete', { ...destroy, DeleteFileSystem: 'false' }, { resourceType: GUARD });
+    // THEN it completes with no API call
+    expect(out).toMatchObject({ complete: true, polls: 1 });
+    expect(endpoint.count()).toBe(0);
+  });
+
+  test('Delete treats an already-deleted file system (404) as done', async () => {
     // GIVEN no such file system
-    // WHEN a Delete with wait is driven
-    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true' });
-    // THEN it completes after one GetFileSystem (404)
+    // WHEN driven
+    const out = await drive('Delete', destroy, { resourceType: GUARD });
+    // THEN one GetFileSystem 404 and done
     expect(out).toMatchObject({ complete: true, polls: 1 });
     expect(endpoint.requests.map((r) => r.status)).toEqual([404]);
   });
 
-  test('fails clearly when the pending export outlasts DeleteTimeoutSeconds', async () => {
-    // GIVEN a file system always reporting a pending export, started 61 s ago with a 60 s bound
-    endpoint.setFileSystem(FS, perCall({ status: 'available', statusMessage: 'export pending for 12 files' }));
-    // WHEN a Delete with wait is driven
-    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true', DeleteTimeoutSeconds: '60' },
-      { startedAtOffsetMs: 61_000 });
-    // THEN it fails naming the file system, the reason and what to do
-    expect(out.polls).toBe(1);
-    expect(out.error?.message).toMatch(/timed out after 60 s waiting for file system fs-0123456789abcdef0 to finish exporting/);
-    expect(out.error?.message).toMatch(/export pending for 12 files/);
-    expect(out.error?.message).toMatch(/retry the stack deletion later/);
-  });
-
-  test('keeps waiting through throttling on GetFileSystem', async () => {
-    // GIVEN 3 throttled GetFileSystem calls (one whole poll), then a clear file system, start past the settle time
-    endpoint.setFileSystem(FS, perCall('available'));
-    endpoint.injectFaults({ operation: 'GetFileSystem', status: 429, count: 3 });
-    // WHEN a Delete with wait is driven
-    const out = await drive('Delete', { FileSystemId: FS, WaitForExportOnDelete: 'true' }, { startedAtOffsetMs: 100_000 });
-    // THEN the throttled poll does not fail and the next completes
-    expect(out).toMatchObject({ complete: true, polls: 2 });
+  test('Create with bad properties fails naming the property; Delete with bad properties does not throw', async () => {
+    // GIVEN a guard without a file system id
+    // WHEN Create and Delete run
+    const created = await onEvent(request('Create', { DeleteFileSystem: 'true' }, GUARD)).catch((e: Error) => e);
+    const deleted = await drive('Delete', { DeleteFileSystem: 'sure' }, { resourceType: GUARD });
+    // THEN
+    expect((created as Error).message).toMatch(/"FileSystemId" is required by Custom::S3FilesDeleteGuard/);
+    expect(deleted).toMatchObject({ complete: true, polls: 1 });
+    expect(endpoint.count()).toBe(0);
   });
 });
 
@@ -348,10 +378,9 @@ describe('validation of the resource properties (onEvent)', () => {
     [{ FileSystemId: FS, ExpectedMountTargetCount: '0' }, /"ExpectedMountTargetCount" must be between 1 and 1000, got "0"/],
     [{ FileSystemId: FS, TimeoutSeconds: 'abc' }, /"TimeoutSeconds" must be a whole number.*"abc".*availabilityTimeout/],
     [{ FileSystemId: FS, TimeoutSeconds: '7201' }, /"TimeoutSeconds" must be between 1 and 7200/],
-    [{ FileSystemId: FS, DeleteTimeoutSeconds: '-5' }, /"DeleteTimeoutSeconds" must be a whole number/],
     [{ FileSystemId: FS, AccessPointIds: 'fsap-1' }, /"AccessPointIds" must be a list/],
     [{ FileSystemId: FS, AccessPointIds: ['fsap-1', ''] }, /"AccessPointIds" must contain only non-empty/],
-    [{ FileSystemId: FS, WaitForExportOnDelete: 'yes' }, /"WaitForExportOnDelete" must be "true" or "false", got "yes"/],
+    [{ FileSystemId: FS, VerifyBucketVersioning: 'yes' }, /"VerifyBucketVersioning" must be "true" or "false", got "yes"/],
     [{ FileSystemId: FS, VerifyBucketVersioning: 'true' }, /"BucketName" is missing/],
     [{ FileSystemId: FS, BucketName: 42 }, /"BucketName" must be a bucket name string/],
   ])('rejects %j', async (props, message) => {
