@@ -8,6 +8,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, IDependable } from 'constructs';
+import { acknowledge, findingResource } from './private/nag';
 import {
   invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateWholeDays,
 } from './private/validation';
@@ -216,6 +217,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       roles: [role],
       statements: this.serviceRoleStatements(),
     });
+    this.acknowledgeServiceRoleFindings(rolePolicy);
 
     // ---- file system
     this.resource = new s3files.CfnFileSystem(this, 'Resource', {
@@ -402,7 +404,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
 
   private createBucket(props: S3FilesFileSystemProps, destroy: boolean): s3.IBucket {
     const noncurrentDays = validateWholeDays(this, 'noncurrentVersionExpiration', props.noncurrentVersionExpiration ?? Duration.days(30), 1, 36500);
-    return new s3.Bucket(this, 'Bucket', {
+    const bucket = new s3.Bucket(this, 'Bucket', {
       versioned: true,
       encryption: this.encryptionKey ? s3.BucketEncryption.KMS : s3.BucketEncryption.S3_MANAGED,
       encryptionKey: this.encryptionKey,
@@ -418,6 +420,9 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       removalPolicy: destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       autoDeleteObjects: destroy,
     });
+    acknowledge(bucket, 'AwsSolutions-S1',
+      'Server access logs need a second bucket the owner chooses; object access through the file system is audited with CloudTrail data events. Pass your own bucket (with logging) as `bucket` to log it.');
+    return bucket;
   }
 
   /** S3 Files needs the bucket in the file system's region; warn on a foreign account. */
@@ -431,6 +436,21 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       Annotations.of(this).addWarningV2('cdk-s3files-lambda:crossAccountBucket',
         `bucket is owned by account ${account}, not ${stack.account}: its bucket policy must allow the service role, and versioning is only checked at deploy time.`);
     }
+  }
+
+  /** The service role's documented rights are wildcards by design; say why, on the policy only. */
+  private acknowledgeServiceRoleFindings(policy: iam.Policy): void {
+    const stack = Stack.of(this);
+    for (const action of ['s3:GetObject*', 's3:PutObject*', 's3:DeleteObject*']) {
+      acknowledge(policy, `AwsSolutions-IAM5[Action::${action}]`,
+        'S3 Files synchronises objects with their versions, tags and ACL-free metadata; these are the action families AWS documents for the file system role, limited to the objects under the prefix and the bucket account.');
+    }
+    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, this.bucket.arnForObjects(`${this.prefix}*`))}]`,
+      'The file system presents every object under its prefix, so the service role needs all of them (and only them).');
+    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `arn:${stack.partition}:events:*:*:rule/DO-NOT-DELETE-S3-Files*`)}]`,
+      'The service names its EventBridge rules DO-NOT-DELETE-S3-Files*; the statement also requires events:ManagedBy = elasticfilesystem.amazonaws.com.');
+    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
+      'Read-only: the service lists and describes rules to find its own; the EventBridge List* calls do not support narrower resources. Without it S3-side changes silently never reach the file system.');
   }
 
   private serviceRoleStatements(): iam.PolicyStatement[] {

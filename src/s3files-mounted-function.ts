@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { describeDirectS3Read, DirectS3ReadInfo } from './private/direct-s3-read';
+import { acknowledge, BASIC_EXECUTION_POLICY, findingResource, VPC_ACCESS_POLICY } from './private/nag';
 import { invalid, validateMountPath } from './private/validation';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 import { S3FilesFileSystem, S3FilesFileSystemOptions } from './s3files-file-system';
@@ -88,6 +89,8 @@ interface MountPlan {
   readonly mountPath: string;
   readonly directRead: DirectS3ReadInfo;
   readonly defaultDirectRead: boolean;
+  /** The VPC made for this function, if any. */
+  readonly createdVpc?: ec2.Vpc;
 }
 
 /**
@@ -145,6 +148,17 @@ export class S3FilesMountedFunction extends lambda.Function {
       this.grantDirectReads();
     }
 
+    if (!props.role) {
+      acknowledge(this, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`,
+        'lambda.Function attaches this AWS managed policy to the role it creates so the function can write its own CloudWatch logs. Pass `role` to use your own policies.');
+      acknowledge(this, `AwsSolutions-IAM4[${VPC_ACCESS_POLICY}]`,
+        'A mounted function must run in the VPC of the mount targets; Lambda needs the ENI actions of this AWS managed policy (ec2:CreateNetworkInterface etc. only work on Resource "*"). Pass `role` to use your own policies.');
+    }
+    if (plan.createdVpc) {
+      acknowledge(plan.createdVpc, 'AwsSolutions-VPC7',
+        'Convenience VPC with isolated subnets only (no internet route): it carries NFS to the mount targets and S3 gateway traffic. Pass your own `vpc` with flow logs where traffic must be audited.');
+    }
+
     if (props.readOnly && props.rootAccess) {
       Annotations.of(this).addWarningV2('cdk-s3files-lambda:readOnlyWithRootAccess',
         'readOnly and rootAccess are both set: root access without write access only widens what can be read. Drop rootAccess unless the function must read root-only entries.');
@@ -168,6 +182,8 @@ export class S3FilesMountedFunction extends lambda.Function {
       actions: ['s3:GetObject', 's3:GetObjectVersion'],
       resources: [fs.bucket.arnForObjects(`${keyPrefix}*`)],
     }));
+    acknowledge(this, `AwsSolutions-IAM5[${findingResource(this, fs.bucket.arnForObjects(`${keyPrefix}*`))}]`,
+      'Direct S3 reads fetch any file under the access point\'s directory, i.e. every object under that key prefix; read-only (s3:GetObject, s3:GetObjectVersion).');
     if (fs.encryptionKey) {
       const stack = Stack.of(this);
       this.addToRolePolicy(new iam.PolicyStatement({
@@ -213,13 +229,14 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
   const mountPath = props.mountPath ?? DEFAULT_MOUNT_PATH;
   validateMountPath(path, mountPath);
 
-  const vpc = props.vpc ?? shared?.vpc ?? new ec2.Vpc(scope, `${id}Vpc`, {
+  const createdVpc = props.vpc ?? shared?.vpc ? undefined : new ec2.Vpc(scope, `${id}Vpc`, {
     maxAzs: 2,
     natGateways: 0,
     subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
     // The S3 API without NAT: the S3-API handlers and the service's direct reads use it.
     gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
   });
+  const vpc = props.vpc ?? shared?.vpc ?? createdVpc!;
   const fileSystem = shared ?? new S3FilesFileSystem(scope, `${id}FileSystem`, {
     ...props.fileSystemOptions,
     bucket: props.bucket ?? props.fileSystemOptions?.bucket,
@@ -251,6 +268,7 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     mountPath,
     directRead,
     defaultDirectRead: props.directS3Read === undefined,
+    createdVpc,
   };
 }
 
