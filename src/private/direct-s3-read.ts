@@ -27,7 +27,7 @@ class Renderer {
   private counter = 0;
 
   constructor() {
-    this.stack = new Stack(new App(), 'DirectS3ReadScratch');
+    this.stack = new Stack(new App({ autoSynth: false }), 'DirectS3ReadScratch');
     const fs = this.fileSystem = new s3files.CfnFileSystem(this.stack, 'FileSystem', {
       bucket: 'arn:aws:s3:::scratch',
       roleArn: 'arn:aws:iam::111111111111:role/scratch',
