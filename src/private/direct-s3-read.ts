@@ -27,6 +27,7 @@ class Renderer {
   private counter = 0;
 
   constructor() {
+    // autoSynth off: under `cdk synth` (CDK_OUTDIR set) an App would synthesize itself at exit.
     this.stack = new Stack(new App({ autoSynth: false }), 'DirectS3ReadScratch');
     const fs = this.fileSystem = new s3files.CfnFileSystem(this.stack, 'FileSystem', {
       bucket: 'arn:aws:s3:::scratch',
