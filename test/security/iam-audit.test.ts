@@ -5,7 +5,13 @@ import { synthesizeTemplates } from '../validators/templates';
 // Walks every policy of every synthesized validator template (integ stacks and library set-ups).
 
 type Json = any;
-interface Statement { readonly Effect: string; readonly Action?: string | string[]; readonly Resource?: Json; readonly Principal?: Json; readonly Condition?: Json }
+interface Statement {
+  readonly Effect: string;
+  readonly Action?: string | string[];
+  readonly Resource?: Json;
+  readonly Principal?: Json;
+  readonly Condition?: Json;
+}
 interface Located { readonly stack: string; readonly resource: string; readonly statement: Statement }
 
 /** What Lambda needs on Resource "*" to attach functions to a VPC, and nothing else. */
