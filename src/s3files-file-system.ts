@@ -499,8 +499,16 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     }
     const sizeLessThan = validateImportSizeThreshold(this, props.importSizeThreshold ?? Size.kibibytes(128));
     const days = validateWholeDays(this, 'expireAfterLastAccess', props.expireAfterLastAccess ?? Duration.days(30), 1, 365);
+    const trigger = (props.importTrigger ?? ImportTrigger.ON_DIRECTORY_FIRST_ACCESS).value;
+    if (typeof trigger !== 'string') {
+      invalid(this, 'importTrigger', props.importTrigger, 'it must be an ImportTrigger', 'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
+    }
+    if (!Token.isUnresolved(trigger) && !/^[A-Z][A-Z_]*$/.test(trigger)) {
+      invalid(this, 'importTrigger', trigger, 'CloudFormation expects an upper-case value such as ON_FILE_ACCESS',
+        'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
+    }
     return {
-      importDataRules: [{ prefix: '', sizeLessThan, trigger: (props.importTrigger ?? ImportTrigger.ON_DIRECTORY_FIRST_ACCESS).value }],
+      importDataRules: [{ prefix: '', sizeLessThan, trigger }],
       expirationDataRules: [{ daysAfterLastAccess: days }],
     };
   }

@@ -6,7 +6,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { describeDirectS3Read, DirectS3ReadInfo } from './private/direct-s3-read';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource, VPC_ACCESS_POLICY } from './private/nag';
-import { invalid, validateMountPath } from './private/validation';
+import { invalid, validateMountPath, warnUnresolved } from './private/validation';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 import { S3FilesFileSystem, S3FilesFileSystemOptions } from './s3files-file-system';
 
@@ -148,6 +148,7 @@ export class S3FilesMountedFunction extends lambda.Function {
       this.grantDirectReads();
     }
 
+    if (Token.isUnresolved(this.mountPath)) warnUnresolved(this, 'mountPath');
     if (!props.role) {
       acknowledge(this, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`,
         'lambda.Function attaches this AWS managed policy to the role it creates so the function can write its own CloudWatch logs. Pass `role` to use your own policies.');

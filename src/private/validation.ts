@@ -1,4 +1,4 @@
-import { Duration, Size, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 
 /** Largest POSIX id S3 Files accepts (2^32 - 1). */
@@ -26,8 +26,31 @@ export function describe(value: unknown): string {
   return String(value);
 }
 
+/**
+ * A token where a literal is expected can only be checked by CloudFormation at deploy time:
+ * accept it, but say so.
+ */
+export function warnUnresolved(scope: IConstruct, prop: string): void {
+  Annotations.of(scope).addWarningV2('cdk-s3files-lambda:unresolvedToken',
+    `${prop} is an unresolved token, so it is not validated at synth time; a bad value fails the deployment instead. Use a literal where you can.`);
+}
+
+/** Values that arrive through jsii from other languages may have the wrong runtime type. */
+function requireString(scope: IConstruct | string, prop: string, value: unknown, example: string): void {
+  if (typeof value !== 'string') {
+    invalid(scope, prop, value, `it must be a string, got ${value === null ? 'null' : typeof value}`, `pass a string such as ${example}`);
+  }
+}
+
+function requireKind(scope: IConstruct | string, prop: string, value: unknown, method: string, example: string): void {
+  if (typeof (value as Record<string, unknown> | undefined)?.[method] !== 'function') {
+    invalid(scope, prop, value, `it must be a ${example.split('.')[0]}, got ${value === null ? 'null' : typeof value}`, `pass e.g. ${example}`);
+  }
+}
+
 /** Lambda's LocalMountPath pattern and length limit. */
 export function validateMountPath(scope: IConstruct | string, mountPath: string): void {
+  requireString(scope, 'mountPath', mountPath, '"/mnt/s3files"');
   if (Token.isUnresolved(mountPath)) return;
   if (mountPath.length > 160) {
     invalid(scope, 'mountPath', mountPath, `it is ${mountPath.length} characters long, Lambda allows at most 160`, 'use a shorter path such as "/mnt/s3files"');
@@ -39,7 +62,9 @@ export function validateMountPath(scope: IConstruct | string, mountPath: string)
 
 /** The file system `Prefix`: '' (whole bucket) or a relative key prefix ending in '/'. */
 export function validatePrefix(scope: IConstruct, prefix: string): void {
-  if (Token.isUnresolved(prefix) || prefix === '') return;
+  requireString(scope, 'prefix', prefix, '"data/" or ""');
+  if (Token.isUnresolved(prefix)) return warnUnresolved(scope, 'prefix');
+  if (prefix === '') return;
   if (prefix.startsWith('/')) {
     invalid(scope, 'prefix', prefix, 'S3 keys have no leading "/", so this prefix would match nothing', `drop the leading slash, e.g. "${prefix.replace(/^\/+/, '')}"`);
   }
@@ -56,7 +81,7 @@ export function validatePrefix(scope: IConstruct, prefix: string): void {
 
 /** A POSIX uid/gid: an integer in 0..4294967295. */
 export function validatePosixId(scope: IConstruct, prop: string, value: number): void {
-  if (Token.isUnresolved(value)) return;
+  if (typeof value === 'number' && Token.isUnresolved(value)) return warnUnresolved(scope, prop);
   if (!Number.isInteger(value) || value < 0 || value > MAX_POSIX_ID) {
     invalid(scope, prop, value, `POSIX ids must be integers from 0 to ${MAX_POSIX_ID}`, 'use a whole number such as 1000');
   }
@@ -64,6 +89,9 @@ export function validatePosixId(scope: IConstruct, prop: string, value: number):
 
 /** Secondary group ids: each a POSIX id, at most 16 of them. */
 export function validateSecondaryGids(scope: IConstruct, gids: number[]): void {
+  if (!Array.isArray(gids)) {
+    invalid(scope, 'posixUser.secondaryGids', gids, 'it must be a list of group ids', 'pass e.g. [1001, 1002]');
+  }
   if (gids.length > MAX_SECONDARY_GIDS) {
     invalid(scope, 'posixUser.secondaryGids', gids, `NFS (AUTH_SYS) carries at most ${MAX_SECONDARY_GIDS} secondary groups`, `keep at most ${MAX_SECONDARY_GIDS} groups`);
   }
@@ -72,7 +100,8 @@ export function validateSecondaryGids(scope: IConstruct, gids: number[]): void {
 
 /** Octal mode bits for the access point's root directory. */
 export function validatePermissions(scope: IConstruct, permissions: string): void {
-  if (Token.isUnresolved(permissions)) return;
+  requireString(scope, 'createPermissions', permissions, '"755"');
+  if (Token.isUnresolved(permissions)) return warnUnresolved(scope, 'createPermissions');
   if (!/^[0-7]{3,4}$/.test(permissions)) {
     invalid(scope, 'createPermissions', permissions, 'it must be 3 or 4 octal digits (^[0-7]{3,4}$)', 'use a mode such as "755" or "0750"');
   }
@@ -80,7 +109,8 @@ export function validatePermissions(scope: IConstruct, permissions: string): voi
 
 /** Access point root directory: absolute, 1-100 chars, <= 4 components, no hidden components. */
 export function validateAccessPointPath(scope: IConstruct, path: string): void {
-  if (Token.isUnresolved(path)) return;
+  requireString(scope, 'path', path, '"/lambda"');
+  if (Token.isUnresolved(path)) return warnUnresolved(scope, 'path');
   if (!path.startsWith('/')) {
     invalid(scope, 'path', path, 'access point paths must be absolute', `use "/${path}"`);
   }
@@ -103,6 +133,7 @@ export function validateAccessPointPath(scope: IConstruct, path: string): void {
 
 /** Import threshold: bytes in 0..MAX_IMPORT_SIZE_BYTES. */
 export function validateImportSizeThreshold(scope: IConstruct, size: Size): number {
+  requireKind(scope, 'importSizeThreshold', size, 'toBytes', 'Size.kibibytes(128)');
   const bytes = size.toBytes();
   if (Token.isUnresolved(bytes)) return bytes;
   if (bytes < 0 || bytes > MAX_IMPORT_SIZE_BYTES) {
@@ -113,6 +144,7 @@ export function validateImportSizeThreshold(scope: IConstruct, size: Size): numb
 
 /** Whole days within [min, max]; returns the number of days. */
 export function validateWholeDays(scope: IConstruct, prop: string, duration: Duration, min: number, max: number): number {
+  requireKind(scope, prop, duration, 'toDays', `Duration.days(${min})`);
   const days = duration.toDays({ integral: false });
   if (Token.isUnresolved(days)) return days;
   if (!Number.isInteger(days) || days < min || days > max) {
@@ -123,6 +155,7 @@ export function validateWholeDays(scope: IConstruct, prop: string, duration: Dur
 
 /** The waiter timeout: 1 minute to 2 hours (the provider's totalTimeout). */
 export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration): number {
+  requireKind(scope, 'availabilityTimeout', timeout, 'toSeconds', 'Duration.minutes(20)');
   const seconds = timeout.toSeconds({ integral: false });
   if (Token.isUnresolved(seconds)) return seconds;
   if (seconds < 60 || seconds > 7200) {

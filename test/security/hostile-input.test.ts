@@ -1,0 +1,206 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Duration, Lazy, RemovalPolicy, Size, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { ImportTrigger, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
+import { venvBin } from '../validators/templates';
+
+// Bad configurations a user can write, including through jsii from Python/Java/.NET, where a value
+// may arrive with the wrong runtime type (simulated with `as any`). Each must either fail at synth
+// with our own error naming the prop and the fix, or be accepted with a warning and still produce
+// a template cfn-lint accepts. None may crash inside aws-cdk-lib.
+
+const ENV = { account: '111111111111', region: 'us-east-1' };
+const FN = {
+  runtime: lambda.Runtime.NODEJS_22_X,
+  handler: 'index.handler',
+  code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+};
+const bad = (v: unknown) => v as any;
+
+// Region-agnostic where templates are linted: a concrete region makes CDK write literal AZs (W3010).
+function stackIn(app: App, name = 'Hostile', env: { account: string; region?: string } = ENV): Stack {
+  return new Stack(app, name, { env });
+}
+function isolatedVpc(stack: Stack, id = 'Vpc'): ec2.Vpc {
+  return new ec2.Vpc(stack, id, { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+}
+function mounted(stack: Stack, props: Partial<S3FilesMountedFunctionProps> = {}, id = 'Fn'): S3FilesMountedFunction {
+  return new S3FilesMountedFunction(stack, id, { ...FN, ...props });
+}
+function fileSystem(stack: Stack, props: Record<string, unknown> = {}): S3FilesFileSystem {
+  return new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), ...props });
+}
+
+interface Rejected { readonly build: (stack: Stack) => unknown; readonly prop: RegExp; readonly fix: RegExp }
+
+const REJECTED: Record<string, Rejected> = {
+  'uid as a string (jsii)': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: bad('1000'), gid: 1000 } } }), prop: /invalid posixUser\.uid "1000"/, fix: /whole number such as 1000/ },
+  'negative uid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: -1, gid: 1000 } } }), prop: /invalid posixUser\.uid -1/, fix: /whole number/ },
+  'uid above 2^32-1': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 4294967296, gid: 1 } } }), prop: /invalid posixUser\.uid 4294967296/, fix: /whole number/ },
+  'fractional gid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: 1.5 } } }), prop: /invalid posixUser\.gid 1\.5/, fix: /whole number/ },
+  'NaN gid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: NaN } } }), prop: /invalid posixUser\.gid NaN/, fix: /whole number/ },
+  '17 secondary gids': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: 1, secondaryGids: Array.from({ length: 17 }, (_, i) => i) } } }), prop: /invalid posixUser\.secondaryGids/, fix: /at most 16 groups/ },
+  'secondary gids as a string (jsii)': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: 1, secondaryGids: bad('1001') } } }), prop: /invalid posixUser\.secondaryGids "1001"/, fix: /\[1001, 1002\]/ },
+  'permissions not octal': { build: (s) => mounted(s, { accessPointOptions: { createPermissions: '789' } }), prop: /invalid createPermissions "789"/, fix: /"755" or "0750"/ },
+  'permissions as a number (jsii)': { build: (s) => mounted(s, { accessPointOptions: { createPermissions: bad(755) } }), prop: /invalid createPermissions 755: it must be a string/, fix: /"755"/ },
+  'relative access point path': { build: (s) => mounted(s, { accessPointOptions: { path: 'lambda' } }), prop: /invalid path "lambda"/, fix: /"\/lambda"/ },
+  'path escaping with ..': { build: (s) => mounted(s, { accessPointOptions: { path: '/data/../etc' } }), prop: /invalid path "\/data\/..\/etc"/, fix: /does not start with "\."/ },
+  'path with 5 components': { build: (s) => mounted(s, { accessPointOptions: { path: '/a/b/c/d/e' } }), prop: /invalid path "\/a\/b\/c\/d\/e"/, fix: /shallower path/ },
+  'path over 100 chars': { build: (s) => mounted(s, { accessPointOptions: { path: `/${'x'.repeat(100)}` } }), prop: /invalid path .*101 characters/, fix: /shorter path/ },
+  'path as a number (jsii)': { build: (s) => mounted(s, { accessPointOptions: { path: bad(42) } }), prop: /invalid path 42: it must be a string/, fix: /"\/lambda"/ },
+  'mount path outside /mnt': { build: (s) => mounted(s, { mountPath: '/tmp/data' }), prop: /invalid mountPath "\/tmp\/data"/, fix: /"\/mnt\/s3files"/ },
+  'mount path two levels deep': { build: (s) => mounted(s, { mountPath: '/mnt/a/b' }), prop: /invalid mountPath "\/mnt\/a\/b"/, fix: /"\/mnt\/s3files"/ },
+  'mount path of 161 chars': { build: (s) => mounted(s, { mountPath: `/mnt/${'m'.repeat(156)}` }), prop: /invalid mountPath .*161 characters/, fix: /shorter path/ },
+  'mount path as a number (jsii)': { build: (s) => mounted(s, { mountPath: bad(2049) }), prop: /invalid mountPath 2049: it must be a string/, fix: /"\/mnt\/s3files"/ },
+  'prefix without trailing slash': { build: (s) => fileSystem(s, { prefix: 'data' }), prop: /invalid prefix "data"/, fix: /"data\/"/ },
+  'prefix with leading slash': { build: (s) => fileSystem(s, { prefix: '/data/' }), prop: /invalid prefix "\/data\/"/, fix: /drop the leading slash/ },
+  'prefix with //': { build: (s) => fileSystem(s, { prefix: 'a//b/' }), prop: /invalid prefix "a\/\/b\/"/, fix: /remove the duplicate slashes/ },
+  'prefix as a number (jsii)': { build: (s) => fileSystem(s, { prefix: bad(7) }), prop: /invalid prefix 7: it must be a string/, fix: /"data\/"/ },
+  'import threshold above the schema maximum': { build: (s) => fileSystem(s, { importSizeThreshold: Size.tebibytes(100) }), prop: /invalid importSizeThreshold/, fix: /Size\.kibibytes\(128\)/ },
+  'import threshold as a number (jsii)': { build: (s) => fileSystem(s, { importSizeThreshold: bad(131072) }), prop: /invalid importSizeThreshold 131072: it must be a Size/, fix: /Size\.kibibytes\(128\)/ },
+  'expiry in hours': { build: (s) => fileSystem(s, { expireAfterLastAccess: Duration.hours(36) }), prop: /invalid expireAfterLastAccess 1 day 12 hours/, fix: /Duration\.days\(n\) with 1 <= n <= 365/ },
+  'expiry beyond 365 days': { build: (s) => fileSystem(s, { expireAfterLastAccess: Duration.days(400) }), prop: /invalid expireAfterLastAccess 400 days/, fix: /1 <= n <= 365/ },
+  'expiry as a number (jsii)': { build: (s) => fileSystem(s, { expireAfterLastAccess: bad(30) }), prop: /invalid expireAfterLastAccess 30: it must be a Duration/, fix: /Duration\.days\(1\)/ },
+  'lower-case import trigger': { build: (s) => fileSystem(s, { importTrigger: ImportTrigger.of('on file access') }), prop: /invalid importTrigger "on file access"/, fix: /ImportTrigger\.ON_FILE_ACCESS/ },
+  'import trigger as a plain string (jsii)': { build: (s) => fileSystem(s, { importTrigger: bad('ON_FILE_ACCESS') }), prop: /invalid importTrigger "ON_FILE_ACCESS": it must be an ImportTrigger/, fix: /ImportTrigger\.ON_DIRECTORY_FIRST_ACCESS/ },
+  'availability timeout of 30 s': { build: (s) => fileSystem(s, { availabilityTimeout: Duration.seconds(30) }), prop: /invalid availabilityTimeout 30 seconds/, fix: /Duration\.minutes\(20\)/ },
+  'availability timeout of 3 h': { build: (s) => fileSystem(s, { availabilityTimeout: Duration.hours(3) }), prop: /invalid availabilityTimeout 3 hours/, fix: /Duration\.minutes\(20\)/ },
+  'availability timeout as a number (jsii)': { build: (s) => fileSystem(s, { availabilityTimeout: bad(600) }), prop: /invalid availabilityTimeout 600: it must be a Duration/, fix: /Duration\.minutes\(20\)/ },
+  'SNAPSHOT removal policy': { build: (s) => fileSystem(s, { removalPolicy: RemovalPolicy.SNAPSHOT }), prop: /invalid removalPolicy "SNAPSHOT"/, fix: /RemovalPolicy\.RETAIN or RemovalPolicy\.DESTROY/ },
+  'noncurrent expiry with an imported bucket (conflict)': {
+    build: (s) => fileSystem(s, { bucket: s3.Bucket.fromBucketName(s, 'B', 'existing'), noncurrentVersionExpiration: Duration.days(7) }),
+    prop: /invalid noncurrentVersionExpiration 7 days/,
+    fix: /drop noncurrentVersionExpiration/,
+  },
+  'accessPoint and accessPointOptions (conflict)': {
+    build: (s) => { const f = fileSystem(s); mounted(s, { accessPoint: f.addAccessPoint('Shared'), accessPointOptions: { path: '/x' } }); },
+    prop: /invalid accessPointOptions "given"/,
+    fix: /drop accessPointOptions/,
+  },
+  'fileSystem and bucket (conflict)': {
+    build: (s) => { const f = fileSystem(s); mounted(s, { fileSystem: f, bucket: s3.Bucket.fromBucketName(s, 'B', 'other') }); },
+    prop: /invalid bucket "given"/,
+    fix: /configure the shared S3FilesFileSystem instead/,
+  },
+  'a vpc other than the shared file system\'s': {
+    build: (s) => { const f = fileSystem(s); mounted(s, { fileSystem: f, vpc: isolatedVpc(s, 'Other') }); },
+    prop: /invalid vpc "Hostile\/Other"/,
+    fix: /omit vpc/,
+  },
+  'a second lambda filesystem': {
+    build: (s) => mounted(s, { filesystem: bad({}) }),
+    prop: /invalid filesystem "lambda\.FileSystem"/,
+    fix: /use fileSystem \/ accessPoint instead/,
+  },
+  'a VPC without private subnets': {
+    build: (s) => fileSystem(s, { vpc: new ec2.Vpc(s, 'PublicOnly', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] }) }),
+    prop: /invalid vpc .*no private or isolated subnets/,
+    fix: /add PRIVATE_ISOLATED or PRIVATE_WITH_EGRESS subnets/,
+  },
+  'two subnets in one AZ': {
+    build: (s) => {
+      const vpc = ec2.Vpc.fromVpcAttributes(s, 'Imported', { vpcId: 'vpc-1', availabilityZones: ['us-east-1a'], privateSubnetIds: ['subnet-1'] });
+      const subnets = [ec2.Subnet.fromSubnetAttributes(s, 'A', { subnetId: 'subnet-a', availabilityZone: 'us-east-1a' }),
+        ec2.Subnet.fromSubnetAttributes(s, 'B', { subnetId: 'subnet-b', availabilityZone: 'us-east-1a' })];
+      return fileSystem(s, { vpc, vpcSubnets: { subnets } });
+    },
+    prop: /invalid vpcSubnets \["subnet-a", "subnet-b"\]/,
+    fix: /onePerAz: true/,
+  },
+  'an imported subnet without its AZ': {
+    build: (s) => fileSystem(s, { vpcSubnets: { subnets: [ec2.Subnet.fromSubnetId(s, 'NoAz', 'subnet-0abc')] } }),
+    prop: /invalid vpcSubnets "subnet-0abc"/,
+    fix: /fromSubnetAttributes\(\{ subnetId, availabilityZone \}\)/,
+  },
+  'a subnet group the VPC does not have': {
+    build: (s) => fileSystem(s, { vpcSubnets: { subnetGroupName: 'Nope' } }),
+    prop: /invalid vpcSubnets \{"subnetGroupName":"Nope"\}/,
+    fix: /select subnet groups that exist in the VPC/,
+  },
+  'an imported bucket from another region': {
+    build: (s) => fileSystem(s, { bucket: s3.Bucket.fromBucketAttributes(s, 'Far', { bucketName: 'far-away', region: 'eu-west-1' }) }),
+    prop: /invalid bucket "far-away": the bucket is in eu-west-1 but the file system is in us-east-1/,
+    fix: /same region as the stack/,
+  },
+};
+
+interface Warned { readonly build: (stack: Stack) => unknown; readonly warning: RegExp }
+
+const WARNED: Record<string, Warned> = {
+  'an imported bucket from another account': {
+    build: (s) => fileSystem(s, { bucket: s3.Bucket.fromBucketAttributes(s, 'Theirs', { bucketName: 'theirs', account: '222222222222' }) }),
+    warning: /bucket is owned by account 222222222222, not 111111111111: its bucket policy must allow the service role/,
+  },
+  'uid 0 (root)': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 0, gid: 0 } } }), warning: /posixUser\.uid is 0 \(root\)/ },
+  'readOnly with rootAccess': { build: (s) => mounted(s, { readOnly: true, rootAccess: true }), warning: /readOnly and rootAccess are both set/ },
+  'AUTO direct reads on 128 MB': { build: (s) => mounted(s, { directS3Read: lambda.DirectS3Read.auto() }), warning: /memorySize is 128 MB and directS3Read is AUTO/ },
+  'a token as prefix': { build: (s) => fileSystem(s, { prefix: Lazy.string({ produce: () => 'late/' }) }), warning: /prefix is an unresolved token/ },
+  'a token as access point path': { build: (s) => mounted(s, { accessPointOptions: { path: Lazy.string({ produce: () => '/late' }) } }), warning: /path is an unresolved token/ },
+  'a token as uid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: Token.asNumber(Lazy.number({ produce: () => 1001 })), gid: 1001 } } }), warning: /posixUser\.uid is an unresolved token/ },
+  'a token as mount path': { build: (s) => mounted(s, { mountPath: Lazy.string({ produce: () => '/mnt/late' }) }), warning: /mountPath is an unresolved token/ },
+  'a token as permissions': { build: (s) => mounted(s, { accessPointOptions: { createPermissions: Lazy.string({ produce: () => '750' }) } }), warning: /createPermissions is an unresolved token/ },
+};
+
+describe('hostile input rejected at synth with the prop and the fix', () => {
+  test.each(Object.entries(REJECTED))('%s', (_name, c) => {
+    // GIVEN a fresh stack
+    const stack = stackIn(new App());
+    // WHEN the bad configuration is built
+    let error: unknown;
+    try {
+      c.build(stack);
+    } catch (e) {
+      error = e;
+    }
+    // THEN it is our plain validation error (not a TypeError or an aws-cdk-lib internal error) ...
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).constructor).toBe(Error);
+    const message = (error as Error).message;
+    // ... naming the construct, the prop and the fix
+    expect(message).toMatch(/^Hostile\/\S+: invalid /);
+    expect(message).toMatch(c.prop);
+    expect(message).toMatch(/\. Fix: /);
+    expect(message.split('. Fix: ')[1]).toMatch(c.fix);
+  });
+});
+
+describe('hostile input accepted with a warning', () => {
+  const app = new App({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 's3files-hostile-')) });
+  const stacks = new Map<string, Stack>();
+
+  test.each(Object.entries(WARNED))('%s', (name, c) => {
+    // GIVEN one stack per case in a shared app
+    const stack = stackIn(app, `Warned${stacks.size}`, { account: ENV.account });
+    stacks.set(name, stack);
+    // WHEN built
+    c.build(stack);
+    // THEN it synthesizes with the warning
+    const found = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('.*')).map((w) => String(w.entry.data));
+    expect(found.some((w) => c.warning.test(w))).toBe(true);
+  });
+
+  test('and every accepted case yields templates cfn-lint accepts', () => {
+    // GIVEN the accepted cases, synthesized
+    expect(stacks.size).toBe(Object.keys(WARNED).length);
+    const assembly = app.synth();
+    const templates = assembly.stacks.map((s) => path.join(assembly.directory, s.templateFile));
+    // WHEN cfn-lint checks them
+    const result = spawnSync(venvBin('cfn-lint'), ['--format', 'parseable', '--', ...templates], { encoding: 'utf8' });
+    // THEN no error and no warning beyond aws-cdk-lib's own role DependsOn (see cfn-lint.test.ts)
+    const findings = result.stdout.split('\n').filter((l) => /:[EW]\d{4}:/.test(l))
+      .filter((l) => !/:W3005:'\w*(ServiceRole|Role)[0-9A-F]{8}' dependency already enforced by a 'GetAtt' at 'Resources\/\w+\/Properties\/(Role|RoleArn)'$/.test(l));
+    expect(findings).toEqual([]);
+    expect(result.stderr).toBe('');
+  });
+});
+
+test('the table is at least 25 bad configurations', () => {
+  // THEN
+  expect(Object.keys(REJECTED).length + Object.keys(WARNED).length).toBeGreaterThanOrEqual(25);
+});
