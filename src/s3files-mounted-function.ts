@@ -1,4 +1,4 @@
-import { Annotations, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, CfnResource, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -139,6 +139,8 @@ export class S3FilesMountedFunction extends lambda.Function {
       s3FilesConfig: { directS3Read: plan.directRead.mode },
     }];
 
+    this.allowNfsToMountTargets();
+
     const actions = ['s3files:ClientMount'];
     if (!props.readOnly) actions.push('s3files:ClientWrite');
     if (props.rootAccess) actions.push('s3files:ClientRootAccess');
@@ -168,6 +170,34 @@ export class S3FilesMountedFunction extends lambda.Function {
     if (plan.directRead.mode === 'AUTO' && !Token.isUnresolved(memory) && memory < AUTO_DIRECT_READ_MIN_MEMORY_MB) {
       Annotations.of(this).addWarningV2('cdk-s3files-lambda:autoDirectReadLowMemory',
         `memorySize is ${memory} MB and directS3Read is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or DirectS3Read.enabled(bucket).`);
+    }
+  }
+
+  /**
+   * NFS (TCP 2049) from this function to the mount targets. When the function's groups allow all
+   * outbound (the default), an ingress rule on the mount-target group is all it takes; going
+   * through `Connections.allowTo` would also add an egress rule that aws-cdk-lib ignores with a
+   * warning on every function. Restrictive groups get the egress rule too.
+   */
+  private allowNfsToMountTargets(): void {
+    const target = this.fileSystem.connections;
+    const port = target.defaultPort!;
+    const ours = this.connections.securityGroups;
+    if (ours.every((sg) => sg.allowAllOutbound)) {
+      for (const mountTargetGroup of target.securityGroups) {
+        for (const sg of ours) mountTargetGroup.addIngressRule(sg, port, `NFS from ${this.node.path}`);
+      }
+    } else {
+      this.connections.allowTo(target, port, `NFS to the mount targets of ${this.fileSystem.node.path}`);
+    }
+    // As lambda.Function does for mounts: the rules exist before the function is created.
+    const cfn = this.node.defaultChild as lambda.CfnFunction;
+    for (const sg of [...target.securityGroups, ...ours]) {
+      for (const child of sg.node.findAll()) {
+        if (CfnResource.isCfnResource(child) && /^AWS::EC2::SecurityGroup(Ingress|Egress)$/.test(child.cfnResourceType)) {
+          cfn.node.addDependency(child);
+        }
+      }
     }
   }
 
@@ -253,8 +283,8 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     localMountPath: mountPath,
     // No `dependency` here: lambda.Function would make the whole construct (role and security
     // group included) wait for it, and the file system policy names that role -> cycle.
-    // The CfnFunction alone depends on the waiter below.
-    connections: fileSystem.connections,
+    // The CfnFunction alone depends on the waiter below. No `connections` either: the function
+    // opens NFS itself (allowNfsToMountTargets) without a pointless egress rule.
   });
 
   return {

@@ -138,6 +138,32 @@ describe('S3FilesMountedFunction: defaults', () => {
     });
   });
 
+  test('opens NFS without a pointless egress rule (no warning) and is created after its ingress rule', () => {
+    // GIVEN / WHEN a function with the default (allow-all-outbound) security group
+    const { stack, template } = mounted();
+    // THEN aws-cdk-lib has no ignored egress rule to warn about
+    expect(warnings(stack).filter((w) => /Ignoring Egress rule/.test(w))).toEqual([]);
+    const t = template();
+    expect(resourcesOfType(t, 'AWS::EC2::SecurityGroupEgress')).toHaveLength(0);
+    // AND the function waits for the rule that lets it reach the mount targets
+    const [ruleId] = resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress')[0];
+    const [, fn] = byPrefix(t, 'AWS::Lambda::Function', 'Processor');
+    expect(fn.DependsOn).toContain(ruleId);
+  });
+
+  test('a security group without allow-all outbound also gets the NFS egress rule', () => {
+    // GIVEN a function in a restrictive security group of the shared VPC
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const securityGroup = new ec2.SecurityGroup(stack, 'Restrictive', { vpc, allowAllOutbound: false });
+    // WHEN
+    mounted({ vpc, securityGroups: [securityGroup] }, stack);
+    // THEN it may send NFS to the mount-target group, and nothing else was opened
+    const egress = resourcesOfType(Template.fromStack(stack), 'AWS::EC2::SecurityGroupEgress');
+    expect(egress).toHaveLength(1);
+    expect(egress[0][1].Properties).toMatchObject({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 });
+  });
+
   test('direct reads get s3:GetObject(Version) under the access point directory only', () => {
     // GIVEN / WHEN
     const { template } = mounted({ fileSystemOptions: { prefix: 'shared/' }, accessPointOptions: { path: '/jobs/in' } });

@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
+import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from '../../src/private/nag';
 import { handlerCode } from '../handler-assets';
 
 export interface ComparisonStackProps extends StackProps {
@@ -34,7 +35,7 @@ export class ComparisonStack extends Stack {
       subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
       gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
     });
-    vpc.addInterfaceEndpoint('LambdaEndpoint', { service: ec2.InterfaceVpcEndpointAwsService.LAMBDA });
+    const lambdaEndpoint = vpc.addInterfaceEndpoint('LambdaEndpoint', { service: ec2.InterfaceVpcEndpointAwsService.LAMBDA });
 
     this.fileSystem = new S3FilesFileSystem(this, 'FileSystem', {
       vpc,
@@ -109,6 +110,25 @@ export class ComparisonStack extends Stack {
     bucket.grantRead(this.benchmark, 'processed/*');
     bucket.grantReadWrite(this.benchmark, 'lambda/*');
     bucket.grantDelete(this.benchmark, 'processed/*');
+
+    // cdk-nag: findings of the integ-only resources, acknowledged with their reasons.
+    acknowledge(vpc, 'AwsSolutions-VPC7', 'Integ VPC with isolated subnets only (no internet route), torn down after each run.');
+    acknowledge(lambdaEndpoint, 'AwsSolutions-EC23', 'The endpoint admits HTTPS only from the VPC CIDR (a token cdk-nag cannot resolve).');
+    acknowledge(this.processorS3Api, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`, 'The before-processor only writes its own CloudWatch logs with this managed policy.');
+    for (const fn of [this.processorS3Api, this.processorS3Files, this.benchmark]) {
+      acknowledge(fn, 'AwsSolutions-L1', 'The integ handlers are bundled and tested for nodejs22.x.');
+    }
+    for (const fn of [this.processorS3Api, this.benchmark]) {
+      for (const action of ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*']) {
+        acknowledge(fn, `AwsSolutions-IAM5[Action::${action}]`, 'Action groups of Bucket.grantRead/grantReadWrite/grantDelete, limited to the job prefixes of the integ bucket.');
+      }
+      for (const prefix of ['inbox/*', 'processed/*']) {
+        acknowledge(fn, `AwsSolutions-IAM5[${findingResource(fn, bucket.arnForObjects(prefix))}]`, 'The job reads, moves and deletes any object under this prefix.');
+      }
+    }
+    for (const target of [this.processorS3Api, this.processorS3Files]) {
+      acknowledge(this.benchmark, `AwsSolutions-IAM5[${findingResource(this, target.functionArn)}:*]`, 'grantInvoke on this one function, including its versions and aliases.');
+    }
 
     new CfnOutput(this, 'BenchmarkFunctionName', { value: this.benchmark.functionName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
