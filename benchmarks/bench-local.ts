@@ -14,11 +14,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
-import { handler as benchmark } from '../lambda/benchmark/index';
+import { BenchmarkResult, handler as benchmark } from '../lambda/benchmark/index';
 import { handler as s3apiHandler } from '../lambda/processor-s3api/index';
 import { handler as s3filesHandler, processMount } from '../lambda/processor-s3files/index';
 import { renderTable } from '../lambda/shared/markdown';
-import { round, summarize } from '../lambda/shared/stats';
+import { round, summarize, Summary } from '../lambda/shared/stats';
 import { tempMount } from '../test/lambda/helpers';
 import { startLambdaEndpoint } from '../test/servers/lambda-invoke-endpoint';
 import { startMotoServer } from '../test/servers/moto-server';
@@ -29,34 +29,68 @@ function arg(name: string, fallback: string): string {
 }
 const ints = (s: string): number[] => s.split(',').map((x) => Number(x.trim())).filter((n) => Number.isInteger(n) && n > 0);
 
-async function sweep(levels: number[], files: number, repeats: number): Promise<string> {
-  const rows: string[][] = [];
-  for (const c of levels) {
-    const totals: number[] = [];
-    for (let r = 0; r < repeats; r++) {
+export interface SweepRow {
+  readonly concurrency: number;
+  readonly totalMs: Summary;
+  /** files / median total seconds */
+  readonly filesPerSecond: number;
+}
+
+/**
+ * processor-s3files on a fresh temp directory per repeat, at each concurrency level. Levels are
+ * interleaved within each repeat so drifting machine load hits every level alike.
+ */
+export async function concurrencySweep(levels: number[], files: number, repeats: number): Promise<SweepRow[]> {
+  const totals = new Map<number, number[]>(levels.map((c) => [c, []]));
+  for (let r = 0; r < repeats; r++) {
+    for (const c of levels) {
       const mount = tempMount();
       try {
         mkdirSync(join(mount.path, 'inbox'));
         for (let i = 0; i < files; i++) writeFileSync(join(mount.path, 'inbox', `f${i}.txt`), `sweep file ${i}\n`.repeat(50));
         const res = await processMount({ mountPath: mount.path, concurrency: c, claimStaleMs: 1_200_000 });
         if (res.files !== files || res.errors.length) throw new Error(`sweep c=${c}: ${res.files} files, ${res.errors.length} errors`);
-        totals.push(res.timings.totalMs);
+        totals.get(c)!.push(res.timings.totalMs);
       } finally {
         mount.cleanup();
       }
     }
-    const s = summarize(totals);
-    rows.push([String(c), `${round(s.median)} (${round(s.min)}–${round(s.max)})`, String(Math.round(files / (s.median / 1000)))]);
   }
-  return renderTable(['Concurrency', 'Total ms, median (min–max)', 'Files/s'], rows);
+  return levels.map((c) => {
+    const totalMs = summarize(totals.get(c)!);
+    return { concurrency: c, totalMs, filesPerSecond: Math.round(files / (totalMs.median / 1000)) };
+  });
 }
 
-async function main(): Promise<void> {
-  const fileCounts = ints(arg('files', '20,1000'));
-  const runs = Number(arg('runs', '3'));
+export function renderSweep(rows: SweepRow[]): string {
+  return renderTable(['Concurrency', 'Total ms, median (min–max)', 'Files/s'], rows.map((r) => [
+    String(r.concurrency), `${round(r.totalMs.median)} (${round(r.totalMs.min)}–${round(r.totalMs.max)})`, String(r.filesPerSecond),
+  ]));
+}
+
+/** moto + a local Lambda Invoke endpoint running both processors + a temp dir as the mount. */
+export interface LocalBench {
+  readonly motoUrl: string;
+  readonly mountPath: string;
+  /** Runs the benchmark handler (both processors, verified, side by side) at one size. */
+  compare(files: number, runs: number): Promise<ComparisonRow>;
+  stop(): Promise<void>;
+}
+
+export interface ComparisonRow {
+  readonly files: number;
+  readonly runs: number;
+  readonly result: BenchmarkResult;
+  /** Files per second from the median in-handler total. */
+  readonly s3apiFilesPerSecond: number;
+  readonly s3filesFilesPerSecond: number;
+  /** Wall-clock of the whole benchmark call (seeding, both processors, verification, cleanup), s. */
+  readonly wallSeconds: number;
+}
+
+export async function startLocalBench(): Promise<LocalBench> {
   // Keep the handlers quiet: only the tables go to stdout.
   Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' });
-
   const moto = await startMotoServer();
   const mount = tempMount();
   const bucket = 'bench-local';
@@ -78,33 +112,65 @@ async function main(): Promise<void> {
     S3FILES_FUNCTION_NAME: 's3files-processor',
   });
   const s3 = new S3Client({ forcePathStyle: true });
-  try {
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
-    console.log(`# bench-local (moto ${moto.url}, mount ${mount.path}, node ${process.version})\n`);
-    console.log('Local disk is not NFS and moto is not S3: compare phases, not absolute AWS numbers.\n');
-    for (const files of fileCounts) {
-      const t0 = Date.now();
-      const result = await benchmark({ files, runs });
-      console.log(result.table);
-      const fps = (ms: number): number => Math.round(files / (ms / 1000));
-      console.log(`\nfiles/s in handler (median total): S3 API ${fps(result.s3api.phases.totalMs.median)}, `
-        + `S3 Files ${fps(result.s3files.phases.totalMs.median)}; benchmark wall ${round((Date.now() - t0) / 1000)} s\n`);
-    }
-    if (!process.argv.includes('--no-sweep')) {
-      const sweepFiles = Number(arg('sweep-files', '1000'));
-      console.log(`## processor-s3files concurrency sweep, ${sweepFiles} files, 3 repeats (local disk)\n`);
-      console.log(await sweep(ints(arg('sweep', '1,4,16,64')), sweepFiles, 3));
-    }
-  } finally {
+  const stop = async (): Promise<void> => {
     s3.destroy();
     await lambda.stop();
     await moto.stop();
     mount.cleanup();
+  };
+  try {
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return {
+    motoUrl: moto.url,
+    mountPath: mount.path,
+    async compare(files, runs) {
+      const t0 = Date.now();
+      const result = await benchmark({ files, runs });
+      const fps = (ms: number): number => Math.round(files / (ms / 1000));
+      return {
+        files,
+        runs,
+        result,
+        s3apiFilesPerSecond: fps(result.s3api.phases.totalMs.median),
+        s3filesFilesPerSecond: fps(result.s3files.phases.totalMs.median),
+        wallSeconds: (Date.now() - t0) / 1000,
+      };
+    },
+    stop,
+  };
+}
+
+async function main(): Promise<void> {
+  const fileCounts = ints(arg('files', '20,1000'));
+  const runs = Number(arg('runs', '3'));
+  const bench = await startLocalBench();
+  try {
+    console.log(`# bench-local (moto ${bench.motoUrl}, mount ${bench.mountPath}, node ${process.version})\n`);
+    console.log('Local disk is not NFS and moto is not S3: compare phases, not absolute AWS numbers.\n');
+    for (const files of fileCounts) {
+      const row = await bench.compare(files, runs);
+      console.log(row.result.table);
+      console.log(`\nfiles/s in handler (median total): S3 API ${row.s3apiFilesPerSecond}, `
+        + `S3 Files ${row.s3filesFilesPerSecond}; benchmark wall ${round(row.wallSeconds)} s\n`);
+    }
+    if (!process.argv.includes('--no-sweep')) {
+      const sweepFiles = Number(arg('sweep-files', '1000'));
+      console.log(`## processor-s3files concurrency sweep, ${sweepFiles} files, 3 repeats (local disk)\n`);
+      console.log(renderSweep(await concurrencySweep(ints(arg('sweep', '1,4,16,64')), sweepFiles, 3)));
+    }
+  } finally {
+    await bench.stop();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -20,10 +20,10 @@ import type { IsCompleteRequest, OnEventRequest } from '../lambda/wait-for-avail
 import type { WaitLogger } from '../lambda/wait-for-available/waiter';
 import { atTimes, S3FilesEndpoint } from '../test/servers/s3files-endpoint';
 
-const QUERY_INTERVAL_MS = 10_000;
+export const QUERY_INTERVAL_MS = 10_000;
 const MT_AVAILABLE_RANGE_MS: [number, number] = [180_000, 300_000];
 const AP_AVAILABLE_RANGE_MS: [number, number] = [5_000, 30_000];
-const TERRAFORM_FIXED_WAIT_MS = 90_000;
+export const TERRAFORM_FIXED_WAIT_MS = 90_000;
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -47,7 +47,7 @@ function quantile(sorted: number[], q: number): number {
 
 const silent: WaitLogger = { info: () => undefined, warn: () => undefined };
 
-interface DeploymentResult {
+export interface DeploymentResult {
   readonly readyAtMs: number;
   readonly completedAtMs: number;
   readonly polls: number;
@@ -56,9 +56,27 @@ interface DeploymentResult {
   readonly wallMsPerPoll: number;
 }
 
-async function main(): Promise<void> {
-  const deployments = arg('deployments', 100);
-  const random = prng(arg('seed', 42));
+export interface DeployWaitOptions {
+  readonly deployments?: number;
+  readonly seed?: number;
+}
+
+export interface DeployWaitResult {
+  readonly deployments: DeploymentResult[];
+  /** last-available -> waiter complete, ms, sorted ascending. */
+  readonly delaysMs: number[];
+  /** Deployments that completed within one poll interval of readiness. */
+  readonly withinOneInterval: number;
+  /** Deployments whose resources were not all available yet when a fixed 90 s wait would have ended. */
+  readonly fixedWaitRaces: number;
+  /** Markdown section (tables + notes). */
+  readonly markdown: string;
+}
+
+/** Runs the simulation and returns the raw per-deployment results plus the rendered section. */
+export async function runDeployWait(options: DeployWaitOptions = {}): Promise<DeployWaitResult> {
+  const deployments = options.deployments ?? 100;
+  const random = prng(options.seed ?? 42);
   let virtualNow = 1_700_000_000_000;
   const endpoint = await S3FilesEndpoint.start({ clock: () => virtualNow });
   // Default-config client, pointed by the same env vars the Lambda handler relies on.
@@ -163,10 +181,15 @@ async function main(): Promise<void> {
       + `A fixed ${TERRAFORM_FIXED_WAIT_MS / 1000} s wait from the same start would have ended before the resources were available in `
       + `${tfRaces}/${results.length} of these deployments.`,
   ];
-  console.log(lines.join('\n'));
+  return { deployments: results, delaysMs: delays, withinOneInterval: within1, fixedWaitRaces: tfRaces, markdown: lines.join('\n') };
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  runDeployWait({ deployments: arg('deployments', 100), seed: arg('seed', 42) }).then((r) => {
+    console.log(r.markdown);
+    process.exit(0);
+  }, (error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -3,7 +3,10 @@
  * hand-wired from aws-cdk-lib L1s + lambda.FileSystem.fromS3FilesAccessPoint, in the same process,
  * interleaved so machine noise hits both sides alike.
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { rmSync, statSync } from 'fs';
+import * as v8 from 'v8';
+import * as vm from 'vm';
+import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -73,15 +76,42 @@ export function handWiredStack(app: App, n: number): Stack {
   return stack;
 }
 
-export interface SynthSample { readonly ms: number; readonly resources: number; readonly bytes: number }
+export interface SynthSample {
+  /** Whole thing: new App + construct tree + app.synth(). */
+  readonly ms: number;
+  /** Constructing the tree only (constructors, grants, validations done eagerly). */
+  readonly buildMs: number;
+  /** app.synth(): aspects, lazy resolution, validation, template rendering, asset staging. */
+  readonly synthMs: number;
+  readonly resources: number;
+  readonly bytes: number;
+}
+
+// A full GC before each sample, so one synth's garbage is not collected on the next one's clock.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 export function measure(build: (app: App, n: number) => Stack, n: number): SynthSample {
+  collectGarbage();
   const start = process.hrtime.bigint();
   const app = new App();
   const stack = build(app, n);
-  const template = app.synth().getStackByName(stack.stackName).template;
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  return { ms, resources: Object.keys(template.Resources).length, bytes: Buffer.byteLength(JSON.stringify(template)) };
+  const built = process.hrtime.bigint();
+  const assembly = app.synth();
+  const end = process.hrtime.bigint();
+  const artifact = assembly.getStackByName(stack.stackName);
+  const template = artifact.template;
+  // The file cdk deploy uploads (CDK writes it indented), which is what the 1 MB limit applies to.
+  const bytes = statSync(artifact.templateFullPath).size;
+  rmSync(assembly.directory, { recursive: true, force: true });
+  const ms = (a: bigint, b: bigint): number => Number(b - a) / 1e6;
+  return {
+    ms: ms(start, end),
+    buildMs: ms(start, built),
+    synthMs: ms(built, end),
+    resources: Object.keys(template.Resources).length,
+    bytes,
+  };
 }
 
 export function median(xs: number[]): number {
@@ -92,24 +122,74 @@ export function median(xs: number[]): number {
 
 export interface SynthRow {
   readonly n: number;
+  /** Medians of ms/buildMs/synthMs over the reps; resources and bytes (identical every rep). */
   readonly library: SynthSample;
   readonly handWired: SynthSample;
+  /** median library ms / median hand-wired ms */
   readonly ratio: number;
+  /** Every rep's total ms, for fits. */
+  readonly librarySamples: number[];
+  readonly handWiredSamples: number[];
+}
+
+function medianSample(samples: SynthSample[]): SynthSample {
+  return {
+    ...samples[0],
+    ms: median(samples.map((s) => s.ms)),
+    buildMs: median(samples.map((s) => s.buildMs)),
+    synthMs: median(samples.map((s) => s.synthMs)),
+  };
+}
+
+/** Least-squares fit y = a + b*x and its R^2. */
+export function linearFit(xs: number[], ys: number[]): { a: number; b: number; r2: number } {
+  const n = xs.length;
+  const mx = xs.reduce((p, x) => p + x, 0) / n;
+  const my = ys.reduce((p, y) => p + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) ** 2;
+    syy += (ys[i] - my) ** 2;
+  }
+  const b = sxx === 0 ? 0 : sxy / sxx;
+  const a = my - b * mx;
+  const ssRes = xs.reduce((p, x, i) => p + (ys[i] - (a + b * x)) ** 2, 0);
+  return { a, b, r2: syy === 0 ? 1 : 1 - ssRes / syy };
 }
 
 /** Interleaves library and hand-wired synths `reps` times per size; medians per side. */
 export function runSynthBenchmark(sizes: number[] = [1, 10, 50], reps = 5): SynthRow[] {
-  measure(libraryStack, 1); measure(handWiredStack, 1); // warm the module caches
+  // Warm module caches and the JIT on both sides before anything is timed.
+  for (let i = 0; i < 3; i++) {
+    measure(libraryStack, 10);
+    measure(handWiredStack, 10);
+  }
   return sizes.map((n) => {
     const lib: SynthSample[] = [];
     const hand: SynthSample[] = [];
+    // Alternate who goes first: neither side always runs right after a GC-heavy synth.
     for (let r = 0; r < reps; r++) {
-      lib.push(measure(libraryStack, n));
-      hand.push(measure(handWiredStack, n));
+      if (r % 2 === 0) {
+        lib.push(measure(libraryStack, n));
+        hand.push(measure(handWiredStack, n));
+      } else {
+        hand.push(measure(handWiredStack, n));
+        lib.push(measure(libraryStack, n));
+      }
     }
-    const library = { ...lib[0], ms: median(lib.map((s) => s.ms)) };
-    const handWired = { ...hand[0], ms: median(hand.map((s) => s.ms)) };
-    return { n, library, handWired, ratio: library.ms / handWired.ms };
+    const library = medianSample(lib);
+    const handWired = medianSample(hand);
+    return {
+      n,
+      library,
+      handWired,
+      ratio: library.ms / handWired.ms,
+      librarySamples: lib.map((s) => s.ms),
+      handWiredSamples: hand.map((s) => s.ms),
+    };
   });
 }
 
@@ -133,6 +213,61 @@ export function templateBudget(rows: SynthRow[]) {
     maxByResources,
     maxByBytes,
   };
+}
+
+export interface DependencyStats {
+  /** DependsOn entries over the whole template. */
+  readonly dependsOn: number;
+  /** DependsOn entries of the N functions that point at a security-group ingress rule. */
+  readonly ingressDependsOn: number;
+  /** Of those, the ones beyond one per function (i.e. on other functions' rules), and their bytes. */
+  readonly extraIngressDependsOn: number;
+  readonly extraIngressBytes: number;
+  /** Ingress DependsOn of the last function. */
+  readonly lastFunctionIngressDependsOn: number;
+}
+
+/**
+ * lambda.Function makes its CfnFunction depend on every ingress rule that exists on the file
+ * system's security groups at construction time; counting them shows whether that grows with n.
+ */
+export function dependencyStats(build: (app: App, n: number) => Stack, n: number): DependencyStats {
+  const app = new App();
+  const stack = build(app, n);
+  const assembly = app.synth();
+  const resources: Record<string, { Type: string; DependsOn?: string[] }> = assembly.getStackByName(stack.stackName).template.Resources;
+  rmSync(assembly.directory, { recursive: true, force: true });
+  // Both stacks name their functions Fn0..Fn{n-1}.
+  const functionIds = Array.from({ length: n }, (_, i) =>
+    stack.getLogicalId(stack.node.findChild(`Fn${i}`).node.defaultChild as CfnElement));
+  const ingressOf = (id: string): string[] =>
+    (resources[id].DependsOn ?? []).filter((d) => resources[d]?.Type === 'AWS::EC2::SecurityGroupIngress');
+  const dependsOn = Object.values(resources).reduce((sum, r) => sum + (r.DependsOn ?? []).length, 0);
+  const perFunction = functionIds.map(ingressOf);
+  const extra = perFunction.flatMap((rules) => rules.slice(1));
+  return {
+    dependsOn,
+    ingressDependsOn: perFunction.reduce((sum, rules) => sum + rules.length, 0),
+    extraIngressDependsOn: extra.length,
+    // As written in the indented template: the quoted id, a comma, a newline and indentation.
+    extraIngressBytes: extra.reduce((sum, d) => sum + d.length + 7, 0),
+    lastFunctionIngressDependsOn: perFunction[n - 1].length,
+  };
+}
+
+/**
+ * Synthesizes the library stack at `n` functions: resources, bytes, and whether it fits one stack.
+ * aws-cdk-lib itself refuses to synthesize a stack over 500 resources; that counts as "does not fit".
+ */
+export function libraryFits(n: number): { n: number; resources: number; bytes?: number; fits: boolean } {
+  try {
+    const s = measure(libraryStack, n);
+    return { n, resources: s.resources, bytes: s.bytes, fits: s.resources <= CFN_MAX_RESOURCES && s.bytes <= CFN_MAX_TEMPLATE_BYTES };
+  } catch (e) {
+    const m = /Number of resources in stack '[^']*': (\d+)/.exec(String(e));
+    if (!m) throw e;
+    return { n, resources: Number(m[1]), fits: false };
+  }
 }
 
 if (require.main === module) {
