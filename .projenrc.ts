@@ -211,5 +211,9 @@ project.addTask('bench:local', {
   description: 'Run the benchmark handler locally (moto + local Lambda endpoint + a temp dir) at 20 and 1,000 files',
   steps: [{ spawn: 'setup:python' }, { spawn: 'bundle' }, { exec: `${tsNode} benchmarks/bench-local.ts`, receiveArgs: true }],
 });
+project.addTask('bench', {
+  description: 'The whole benchmark suite side by side (deploy wait, synth, templates, bundles, handlers); writes benchmarks/RESULTS.md and benchmarks/handlers.svg (~9 min, --quick ~3 min)',
+  steps: [{ spawn: 'setup:python' }, { spawn: 'bundle' }, { exec: `${tsNode} benchmarks/run-all.ts`, receiveArgs: true }],
+});
 
 project.synth();

@@ -1,4 +1,4 @@
-import { Annotations, CfnResource, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -190,13 +190,22 @@ export class S3FilesMountedFunction extends lambda.Function {
     } else {
       this.connections.allowTo(target, port, `NFS to the mount targets of ${this.fileSystem.node.path}`);
     }
-    // As lambda.Function does for mounts: the rules exist before the function is created.
+    // As lambda.Function does for mounts, the rules exist before the function is created; but
+    // only this function's rules: depending on every rule of the shared group would give each
+    // new function one more DependsOn (quadratic template growth).
+    const stack = Stack.of(this);
+    const ourIds = new Set(ours.map((sg) => JSON.stringify(stack.resolve(sg.securityGroupId))));
     const cfn = this.node.defaultChild as lambda.CfnFunction;
-    for (const sg of [...target.securityGroups, ...ours]) {
-      for (const child of sg.node.findAll()) {
-        if (CfnResource.isCfnResource(child) && /^AWS::EC2::SecurityGroup(Ingress|Egress)$/.test(child.cfnResourceType)) {
-          cfn.node.addDependency(child);
+    for (const sg of target.securityGroups) {
+      for (const rule of sg.node.findAll()) {
+        if (rule instanceof ec2.CfnSecurityGroupIngress && ourIds.has(JSON.stringify(stack.resolve(rule.sourceSecurityGroupId)))) {
+          cfn.node.addDependency(rule);
         }
+      }
+    }
+    for (const sg of ours) {
+      for (const rule of sg.node.findAll()) {
+        if (rule instanceof ec2.CfnSecurityGroupEgress) cfn.node.addDependency(rule);
       }
     }
   }

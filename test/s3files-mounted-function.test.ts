@@ -151,6 +151,24 @@ describe('S3FilesMountedFunction: defaults', () => {
     expect(fn.DependsOn).toContain(ruleId);
   });
 
+  test('each function waits only for its own NFS rule, so DependsOn stays linear in the function count', () => {
+    // GIVEN three functions sharing one file system (one mount-target security group)
+    const stack = newStack();
+    const fileSystem = new S3FilesFileSystem(stack, 'Shared', { vpc: isolatedVpc(stack) });
+    // WHEN
+    for (const id of ['A', 'B', 'C']) new S3FilesMountedFunction(stack, id, { ...FN, fileSystem });
+    // THEN every function depends on exactly one ingress rule: the one from its own group
+    const t = Template.fromStack(stack);
+    const rules = resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress');
+    expect(rules).toHaveLength(3);
+    for (const id of ['A', 'B', 'C']) {
+      const [, fn] = byPrefix(t, 'AWS::Lambda::Function', id);
+      const ruleDeps = rules.filter(([ruleId]) => fn.DependsOn.includes(ruleId));
+      expect(ruleDeps).toHaveLength(1);
+      expect(ruleDeps[0][1].Properties.SourceSecurityGroupId['Fn::GetAtt'][0]).toMatch(new RegExp(`^${id}SecurityGroup`));
+    }
+  });
+
   test('a security group without allow-all outbound also gets the NFS egress rule', () => {
     // GIVEN a function in a restrictive security group of the shared VPC
     const stack = newStack();
