@@ -1,18 +1,12 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
+import { log, logger } from './log';
 import { handleOnEvent } from './on-event';
 import type { OnEventRequest, OnEventResponse } from './request';
 
 // Created once per container. Default config: region, credentials and endpoint
 // (AWS_ENDPOINT_URL_S3) come from the environment.
 const s3 = new S3Client({});
-const logger = new Logger({ serviceName: 's3files-wait-for-available' });
-// Powertools' variadic signature, narrowed to the waiter's (message, attributes) logger.
-const log = {
-  info: (message: string, extra?: Record<string, unknown>) => logger.info(message, { ...extra }),
-  warn: (message: string, extra?: Record<string, unknown>) => logger.warn(message, { ...extra }),
-};
 
 export const handler = async (event: OnEventRequest, context?: Context): Promise<OnEventResponse> => {
   if (context) logger.addContext(context);
