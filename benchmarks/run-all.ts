@@ -114,9 +114,11 @@ function synthSection(rows: SynthRow[], reps: number, libDeps: DependencyStats):
       + `${n0(last.handWired.buildMs)} ms (×${(last.library.buildMs / last.handWired.buildMs).toFixed(2)}), \`app.synth()\` `
       + `${n0(last.library.synthMs)} vs ${n0(last.handWired.synthMs)} ms (×${(last.library.synthMs / last.handWired.synthMs).toFixed(2)}). `
       + 'The synth phase (token resolution, dependency rendering, template validation, asset staging) scales with the '
-      + `template, and the library's is ${kib(last.library.bytes)} KiB against ${kib(last.handWired.bytes)} KiB, `
-      + `${((libDeps.extraIngressBytes / last.library.bytes) * 100).toFixed(0)} % of it redundant \`DependsOn\` entries `
-      + '(see the finding under Templates). The fixed part (the waiter\'s provider, '
+      + `template, and the library's is ${kib(last.library.bytes)} KiB against ${kib(last.handWired.bytes)} KiB`
+      + (libDeps.extraIngressDependsOn > 0
+        ? `, ${((libDeps.extraIngressBytes / last.library.bytes) * 100).toFixed(0)} % of it redundant \`DependsOn\` entries (see the finding under Templates). `
+        : '. ')
+      + 'The fixed part (the waiter\'s provider, '
       + 'two bundled handlers staged as assets, the delete guard) explains the higher ratio at 1 function.',
   ];
   return lines.join('\n');
@@ -137,6 +139,8 @@ function templateSection(rows: SynthRow[], libDeps: DependencyStats, handDeps: D
   const first = rows[0];
   const last = rows[rows.length - 1];
   const handPerFnResources = (last.handWired.resources - first.handWired.resources) / (last.n - first.n);
+  const perFn = rows.slice(1).map((r, i) => (r.library.bytes - rows[i].library.bytes) / (r.n - rows[i].n));
+  const superLinear = perFn[perFn.length - 1] > perFn[0] * 1.1;
   const marginal = (i: number, side: 'library' | 'handWired'): string =>
     i === 0 ? '–' : n0((rows[i][side].bytes - rows[i - 1][side].bytes) / (rows[i].n - rows[i - 1].n));
   const lines = [
@@ -151,9 +155,10 @@ function templateSection(rows: SynthRow[], libDeps: DependencyStats, handDeps: D
         r.handWired.resources, kib(r.handWired.bytes), marginal(i, 'handWired')])),
     '',
     `Per added function: library ${b.perFnResources.toFixed(1)} resources (fixed part ${n0(b.baseResources)}), hand-wired `
-      + `${handPerFnResources.toFixed(1)} (it needs an access point per function). Library bytes grow faster than linearly: `
+      + `${handPerFnResources.toFixed(1)} (it needs an access point per function). Library bytes grow ${superLinear ? 'faster than linearly' : 'linearly'}: `
       + `${marginal(1, 'library')} bytes/function from 1 to ${rows[1].n} functions, ${marginal(rows.length - 1, 'library')} `
-      + `from ${rows[rows.length - 2].n} to ${last.n} (hand-wired stays at ~${marginal(rows.length - 1, 'handWired')}); see the finding below.`,
+      + `from ${rows[rows.length - 2].n} to ${last.n} (hand-wired stays at ~${marginal(rows.length - 1, 'handWired')})`
+      + `${superLinear ? '; see the finding below' : ''}.`,
     '',
     `${fifty.n} functions on one file system: ${fifty.library.resources}/${CFN_MAX_RESOURCES} resources `
       + `(headroom ${CFN_MAX_RESOURCES - fifty.library.resources}), ${kib(fifty.library.bytes)} KiB of `
@@ -163,10 +168,16 @@ function templateSection(rows: SynthRow[], libDeps: DependencyStats, handDeps: D
     `Largest count that fits one stack: **${atMax.n}** functions, found by synthesis: ${atMax.n} functions = `
       + `${atMax.resources} resources, ${atMax.bytes === undefined ? '?' : kib(atMax.bytes)} KiB (fits); ${overMax.n} = `
       + `${overMax.resources} resources (${overMax.resources > CFN_MAX_RESOURCES ? 'over the resource limit; aws-cdk-lib refuses to synthesize it' : 'over the byte limit'}). `
-      + `The resource count binds first; a quadratic fit of the bytes puts the 1 MB limit at ~${maxByBytes} functions, close behind `
+      + `The resource count binds first; a quadratic fit of the bytes puts the 1 MB limit at ~${maxByBytes} functions, ${maxByBytes < atMax.n * 1.2 ? 'close behind' : 'well beyond'} `
       + `(a linear model would have said ${b.maxByBytes}).`,
     '',
-    `**Finding (library):** at ${fifty.n} functions the library template has ${n0(libDeps.dependsOn)} \`DependsOn\` entries `
+    libDeps.extraIngressDependsOn === 0
+      ? `**DependsOn:** at ${fifty.n} functions the library template has ${n0(libDeps.dependsOn)} \`DependsOn\` entries `
+        + `(hand-wired ${n0(handDeps.dependsOn)}); each function depends on its own NFS ingress rule only `
+        + `(${libDeps.lastFunctionIngressDependsOn} for the last function). An earlier version inherited aws-cdk-lib's habit of `
+        + 'depending on every rule of the shared mount-target security group, so function k depended on k rules and the '
+        + 'template grew as n²; this suite found it and the library now scopes the dependency to the function\'s own rule.'
+      : `**Finding (library):** at ${fifty.n} functions the library template has ${n0(libDeps.dependsOn)} \`DependsOn\` entries `
       + `(hand-wired ${n0(handDeps.dependsOn)}). Function k depends on the ingress rules of functions 0..k (the last one on `
       + `${libDeps.lastFunctionIngressDependsOn} rules; hand-wired: ${handDeps.lastFunctionIngressDependsOn}): `
       + `${n0(libDeps.extraIngressDependsOn)} redundant entries, ~${kib(libDeps.extraIngressBytes)} KiB `
