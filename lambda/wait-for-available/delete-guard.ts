@@ -1,6 +1,6 @@
 import { DeleteFileSystemCommand, GetFileSystemCommand } from '@aws-sdk/client-s3files';
 import { describeError, isNotFound, isTransient } from './errors';
-import { InvalidPropertyError, MAX_TIMEOUT_SECONDS } from './props';
+import { InvalidPropertyError, MAX_TIMEOUT_SECONDS, show } from './props';
 import type { IsCompleteResult, WaiterDeps, WaitLogger } from './waiter';
 
 /**
@@ -27,10 +27,6 @@ export class DeleteGuardError extends Error {
     super(`${GUARD_RESOURCE_TYPE}: ${message}`);
     this.name = 'DeleteGuardError';
   }
-}
-
-function show(value: unknown): string {
-  return value === undefined ? 'nothing' : JSON.stringify(value);
 }
 
 /** Strict parse (Create/Update): bad properties fail the deployment with the property named. */

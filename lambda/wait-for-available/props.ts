@@ -27,7 +27,8 @@ export class InvalidPropertyError extends Error {
   }
 }
 
-function show(value: unknown): string {
+/** A property value as error messages quote it. */
+export function show(value: unknown): string {
   return value === undefined ? 'nothing' : JSON.stringify(value);
 }
 
