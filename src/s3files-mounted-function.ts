@@ -193,12 +193,12 @@ export class S3FilesMountedFunction extends lambda.Function {
     // As lambda.Function does for mounts, the rules exist before the function is created; but
     // only this function's rules: depending on every rule of the shared group would give each
     // new function one more DependsOn (quadratic template growth).
-    const stack = Stack.of(this);
-    const ourIds = new Set(ours.map((sg) => JSON.stringify(stack.resolve(sg.securityGroupId))));
+    // A rule's source is the peer's securityGroupId string itself (same token), so no resolving.
+    const ourIds = new Set(ours.map((sg) => sg.securityGroupId));
     const cfn = this.node.defaultChild as lambda.CfnFunction;
     for (const sg of target.securityGroups) {
       for (const rule of sg.node.findAll()) {
-        if (rule instanceof ec2.CfnSecurityGroupIngress && ourIds.has(JSON.stringify(stack.resolve(rule.sourceSecurityGroupId)))) {
+        if (rule instanceof ec2.CfnSecurityGroupIngress && rule.sourceSecurityGroupId !== undefined && ourIds.has(rule.sourceSecurityGroupId)) {
           cfn.node.addDependency(rule);
         }
       }
