@@ -21,7 +21,7 @@ import {
 } from '../shared/common';
 import { encodeCopySource, unrepresentableKeyReason } from '../shared/names';
 import { observability } from '../shared/observability';
-import { mapPool } from '../shared/pool';
+import { keepSucceeded } from '../shared/pool';
 import { TextStats, TextStatsCounter } from '../shared/text-stats';
 
 /** S3 requests are independent HTTPS calls; 16 matches the file-system side so the comparison is fair. */
@@ -87,8 +87,8 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
     return items;
   });
 
-  const counted = await timed(timings, 'readMs', async () => {
-    const ok = await mapPool(listed, opts.concurrency, async (item) => {
+  const counted = await timed(timings, 'readMs', () =>
+    keepSucceeded(listed, opts.concurrency, async (item) => {
       try {
         const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: item.key }));
         item.versionId = res.VersionId;
@@ -111,12 +111,10 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
         fail(item.name, errorMessage(e));
         return false;
       }
-    });
-    return listed.filter((_, i) => ok[i]);
-  });
+    }));
 
-  const withMeta = await timed(timings, 'writeMs', async () => {
-    const ok = await mapPool(counted, opts.concurrency, async (item) => {
+  const withMeta = await timed(timings, 'writeMs', () =>
+    keepSucceeded(counted, opts.concurrency, async (item) => {
       try {
         await client.send(new PutObjectCommand({
           Bucket: bucket,
@@ -129,12 +127,10 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
         fail(item.name, `writing metadata failed, left in inbox/: ${errorMessage(e)}`);
         return false;
       }
-    });
-    return counted.filter((_, i) => ok[i]);
-  });
+    }));
 
   const moved = await timed(timings, 'renameMs', async () => {
-    const ok = await mapPool(withMeta, opts.concurrency, async (item) => {
+    const done = await keepSucceeded(withMeta, opts.concurrency, async (item) => {
       try {
         await client.send(new CopyObjectCommand({
           Bucket: bucket,
@@ -153,7 +149,7 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
         return false;
       }
     });
-    return ok.filter(Boolean).length;
+    return done.length;
   });
 
   timings.totalMs = performance.now() - t0;

@@ -26,7 +26,7 @@ import {
 } from '../shared/common';
 import { unsafeNameReason } from '../shared/names';
 import { observability } from '../shared/observability';
-import { mapPool } from '../shared/pool';
+import { keepSucceeded, mapPool } from '../shared/pool';
 import { TextStats, TextStatsCounter } from '../shared/text-stats';
 
 /**
@@ -195,39 +195,35 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
     });
 
     // --- read (streamed) + count ---
-    const counted = await timed(timings, 'readMs', async () => {
-      const out = await mapPool(claimed, opts.concurrency, async (c) => {
+    const counted = await timed(timings, 'readMs', () =>
+      keepSucceeded(claimed, opts.concurrency, async (c) => {
         try {
           c.stats = await readStats(c.path, timings);
-          return c;
+          return true;
         } catch (e) {
           await release(c, errorMessage(e));
-          return undefined;
+          return false;
         }
-      });
-      return out.filter((c): c is Claimed => c !== undefined);
-    });
+      }));
 
     // --- write metadata atomically ---
-    const withMeta = await timed(timings, 'writeMs', async () => {
-      const out = await mapPool(counted, opts.concurrency, async (c) => {
+    const withMeta = await timed(timings, 'writeMs', () =>
+      keepSucceeded(counted, opts.concurrency, async (c) => {
         const tmp = join(processed, `.tmp-${claimName.slice(0, 13)}-${randomUUID()}`);
         try {
           await writeDurably(tmp, metaJson({ name: c.name, ...c.stats! }));
           await rename(tmp, join(processed, `${c.name}.meta.json`));
-          return c;
+          return true;
         } catch (e) {
           await unlink(tmp).catch(() => undefined);
           await release(c, `writing metadata failed: ${errorMessage(e)}`);
-          return undefined;
+          return false;
         }
-      });
-      return out.filter((c): c is Claimed => c !== undefined);
-    });
+      }));
 
     // --- move into processed/ ---
     moved += await timed(timings, 'renameMs', async () => {
-      const ok = await mapPool(withMeta, opts.concurrency, async (c) => {
+      const done = await keepSucceeded(withMeta, opts.concurrency, async (c) => {
         try {
           await rename(c.path, join(processed, c.name));
           return true;
@@ -240,7 +236,7 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
           return false;
         }
       });
-      return ok.filter(Boolean).length;
+      return done.length;
     });
   }
   await timed(timings, 'renameMs', () => syncDir(processed));

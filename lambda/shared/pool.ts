@@ -26,3 +26,16 @@ export async function mapPool<T, R>(
   if (failure !== undefined) throw failure.error;
   return results;
 }
+
+/**
+ * One processing step over a batch: runs `step` like {@link mapPool} and keeps, in order, the items
+ * whose step returned true (a step that fails reports the item itself and returns false).
+ */
+export async function keepSucceeded<T>(
+  items: readonly T[],
+  concurrency: number,
+  step: (item: T) => Promise<boolean>,
+): Promise<T[]> {
+  const ok = await mapPool(items, concurrency, step);
+  return items.filter((_, i) => ok[i]);
+}

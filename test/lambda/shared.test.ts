@@ -1,7 +1,7 @@
 import { intSetting, errorMessage } from '../../lambda/shared/common';
 import { renderTable } from '../../lambda/shared/markdown';
 import { encodeCopySource, unrepresentableKeyReason, unsafeNameReason } from '../../lambda/shared/names';
-import { mapPool } from '../../lambda/shared/pool';
+import { keepSucceeded, mapPool } from '../../lambda/shared/pool';
 import { seededText } from '../../lambda/shared/seed-text';
 import { speedUp, summarize } from '../../lambda/shared/stats';
 import { countText, TextStatsCounter } from '../../lambda/shared/text-stats';
@@ -96,6 +96,17 @@ describe('pool, stats, table, settings', () => {
     expect(peak).toBe(2);
     await expect(mapPool([1, 2], 4, async (n) => { if (n === 2) throw new Error('boom'); return n; })).rejects.toThrow('boom');
     expect(await mapPool([], 4, async () => 1)).toEqual([]);
+  });
+
+  test('keepSucceeded keeps, in order, the items whose step succeeded', async () => {
+    // GIVEN a step that fails for odd numbers and finishes out of order
+    const step = async (n: number) => {
+      await new Promise((r) => setTimeout(r, 6 - n));
+      return n % 2 === 0;
+    };
+    // WHEN / THEN
+    expect(await keepSucceeded([1, 2, 3, 4, 5], 3, step)).toEqual([2, 4]);
+    expect(await keepSucceeded([], 3, step)).toEqual([]);
   });
 
   test('summarize and speedUp', () => {
