@@ -1,7 +1,7 @@
 import { Annotations, Resource, Tokenization } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
-import { Construct } from 'constructs';
+import { Construct, IDependable } from 'constructs';
 import {
   validateAccessPointPath, validatePermissions, validatePosixId, validateSecondaryGids,
 } from './private/validation';
@@ -56,7 +56,8 @@ export interface S3FilesAccessPointProps extends S3FilesAccessPointOptions {
 
 /**
  * An access point of an S3 Files file system: a fixed POSIX identity and root directory.
- * Any number of functions may mount one access point.
+ * Any number of functions may mount one access point. It may live in another stack than its
+ * file system (next to the functions that use it), sibling or nested.
  */
 export class S3FilesAccessPoint extends Resource {
   /** The access point id (`fsap-...`). */
@@ -69,6 +70,12 @@ export class S3FilesAccessPoint extends Resource {
   public readonly path: string;
   /** The POSIX user of this access point. */
   public readonly posixUser: PosixUser;
+  /**
+   * Completes when this access point and the file system's mount targets are available.
+   * Clients of this access point depend on this. For an access point in another stack than its
+   * file system, it includes a waiter of its own in this access point's stack.
+   */
+  public readonly available: IDependable;
 
   constructor(scope: Construct, id: string, props: S3FilesAccessPointProps) {
     super(scope, id);
@@ -100,7 +107,7 @@ export class S3FilesAccessPoint extends Resource {
     });
     this.accessPointId = resource.attrAccessPointId;
     this.accessPointArn = resource.attrAccessPointArn;
-    this.fileSystem._registerAccessPoint(this);
+    this.available = this.fileSystem._registerAccessPoint(this);
   }
 
   /**

@@ -1,5 +1,7 @@
+import * as crypto from 'crypto';
 import {
-  Annotations, CustomResource, Duration, Lazy, RemovalPolicy, Resource, Size, Stack, Token, Tokenization,
+  Annotations, CfnDeletionPolicy, CfnResource, CustomResource, Duration, Lazy, Names, RemovalPolicy, Resource, Size, Stack, Tags, Token,
+  Tokenization,
 } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -7,12 +9,14 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
-import { Construct, IDependable } from 'constructs';
+import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { acknowledge, findingResource } from './private/nag';
 import {
   invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateWholeDays,
 } from './private/validation';
-import { DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, WAITER_RESOURCE_TYPE } from './private/waiter-provider';
+import {
+  CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, waiterServiceTimeout, WAITER_RESOURCE_TYPE,
+} from './private/waiter-provider';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 
 /** NFS port of the mount targets. */
@@ -21,6 +25,13 @@ const NFS_PORT = 2049;
 const SERVICE_PRINCIPAL = 'elasticfilesystem.amazonaws.com';
 /** How long the delete guard retries while the service reports a pending export (30 export cycles). */
 const DELETE_TIMEOUT_SECONDS = 1800;
+/**
+ * The guard's bound for everything it does on Delete (export wait, detachment, emptying the
+ * bucket): inside CloudFormation's one-hour custom-resource limit, with room for the last poll.
+ */
+const GUARD_TOTAL_SECONDS = 3300;
+/** Largest file system policy S3 Files accepts, in characters. */
+const MAX_FILE_SYSTEM_POLICY_CHARS = 20000;
 
 /**
  * When S3 Files imports object data into the file system's cache.
@@ -106,24 +117,29 @@ export interface S3FilesFileSystemOptions {
   readonly noncurrentVersionExpiration?: Duration;
 
   /**
-   * Security group for the mount targets. The library only adds TCP 2049 ingress from the
-   * security groups of granted functions.
-   * @default - a new security group with no ingress and no egress
+   * Security group for the mount targets. The library adds one rule to it: TCP 2049 from the
+   * file system's client security group (`clientSecurityGroup`), which every client joins.
+   * @default - a new security group with no other ingress and no egress
    */
   readonly securityGroup?: ec2.ISecurityGroup;
 
   /**
-   * What happens to the file system (and a bucket this construct creates) on stack deletion.
-   * With DESTROY, a delete guard deletes the file system once its mount targets and access
-   * points are gone, retrying (up to 30 minutes) while the service reports writes pending export
-   * to S3, so the last writes are not lost; a created bucket is emptied only after that.
+   * What happens to the file system when it leaves the stack (stack deletion, removal from the
+   * app, replacement). Everything a retained file system needs to keep synchronising (its service
+   * role and the role's policy) and a bucket this construct creates follow the same policy, and so
+   * do they when the policy is changed later with `applyRemovalPolicy` or `RemovalPolicies.of(scope)`.
+   * With DESTROY, a delete guard deletes the file system once its mount targets and access points
+   * are gone, retrying (up to 30 minutes) while the service reports writes pending export to S3,
+   * so the last writes are not lost; a created bucket is emptied only after the file system is
+   * detached from it. SNAPSHOT is not supported.
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
 
   /**
    * How long the deployment waits for the mount targets and access points to become available.
-   * 1 minute to 2 hours.
+   * 1 to 55 minutes: CloudFormation gives a custom resource at most one hour, and the waiter's
+   * `ServiceTimeout` is set to this plus five minutes.
    * @default Duration.minutes(20)
    */
   readonly availabilityTimeout?: Duration;
@@ -139,17 +155,11 @@ export interface S3FilesFileSystemProps extends S3FilesFileSystemOptions {
   readonly vpc: ec2.IVpc;
 }
 
-/** One client grant recorded for the file system policy. */
-interface ClientGrant {
-  readonly principal: iam.IPrincipal;
-  readonly accessPointArn?: string;
-  readonly actions: Set<string>;
-}
-
 /**
  * An Amazon S3 Files file system over a general-purpose S3 bucket, with its service role,
- * one mount target per AZ, a mount-target security group, a file system policy and a
- * deploy-time waiter that completes only when every mount target (and access point) is available.
+ * one mount target per AZ, a mount-target security group and a client security group, a file
+ * system policy, a deploy-time waiter that completes only when every mount target (and access
+ * point) is available, and a delete guard that keeps unexported writes on deletion.
  */
 export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam.IResourceWithPolicy {
   /** The file system id (`fs-...`). */
@@ -166,42 +176,62 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   public readonly serviceRole: iam.IRole;
   /** Network access to the mount targets (default port TCP 2049). */
   public readonly connections: ec2.Connections;
+  /**
+   * Clients join this security group to reach the mount targets over NFS. The mount-target group
+   * has one rule for it, so any number of clients costs no further rules, and clients in other
+   * stacks only reference it (no rule in this stack names them).
+   */
+  public readonly clientSecurityGroup: ec2.ISecurityGroup;
+  /**
+   * The IAM tag key that marks a role as a client of this file system. The file system policy
+   * denies the client actions (`s3files:ClientMount`, `ClientWrite`, `ClientRootAccess`) to every
+   * principal whose role does not carry this tag with `clientTagValue`. The library tags every
+   * role it grants; tag a role outside the app yourself to let it mount.
+   */
+  public readonly clientTagKey: string;
+  /** The value of `clientTagKey` on client roles. */
+  public readonly clientTagValue: string;
   /** The VPC of the mount targets. */
   public readonly vpc: ec2.IVpc;
   /** Completes when every mount target and access point is available. Depend on this, not on the mount targets. */
   public readonly mountTargetsAvailable: IDependable;
 
+  /** Number of mount targets (one per AZ). @internal */
+  public readonly _mountTargetCount: number;
+  /** The waiter's timeout in seconds (a token when availabilityTimeout is one). @internal */
+  public readonly _availabilityTimeoutSeconds: number;
+
   private readonly resource: s3files.CfnFileSystem;
-  private readonly mountTargets: s3files.CfnMountTarget[] = [];
+  private readonly ownsBucket: boolean;
+  private readonly mountTargetAzs: AzCoverage;
   private readonly accessPoints: S3FilesAccessPoint[] = [];
-  private readonly clientGrants: ClientGrant[] = [];
   private readonly resourcePolicyStatements: iam.PolicyStatement[] = [];
   private readonly policyResource: s3files.CfnFileSystemPolicy;
   private readonly waiter: CustomResource;
   private readonly deleteGuard: CustomResource;
+  private readonly warnedUntaggable = new Set<string>();
 
   constructor(scope: Construct, id: string, props: S3FilesFileSystemProps) {
     super(scope, id);
     const stack = Stack.of(this);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    if (removalPolicy === RemovalPolicy.SNAPSHOT) {
-      invalid(this, 'removalPolicy', 'SNAPSHOT', 'S3 Files file systems have no snapshots', 'use RemovalPolicy.RETAIN or RemovalPolicy.DESTROY');
-    }
-    const destroy = removalPolicy === RemovalPolicy.DESTROY;
+    rejectSnapshot(this, 'removalPolicy', removalPolicy);
 
     this.vpc = props.vpc;
     this.prefix = props.prefix ?? '';
     validatePrefix(this, this.prefix);
     const timeoutSeconds = validateAvailabilityTimeout(this, props.availabilityTimeout ?? Duration.minutes(20));
+    this._availabilityTimeoutSeconds = timeoutSeconds;
 
     // ---- bucket
     const importedBucket = props.bucket !== undefined;
+    this.ownsBucket = !importedBucket;
     if (importedBucket && props.noncurrentVersionExpiration) {
       invalid(this, 'noncurrentVersionExpiration', props.noncurrentVersionExpiration,
         'it only applies to a bucket this construct creates, but `bucket` was given', 'configure the lifecycle on your bucket and drop noncurrentVersionExpiration');
     }
     this.encryptionKey = props.encryptionKey ?? props.bucket?.encryptionKey;
-    this.bucket = props.bucket ?? this.createBucket(props, destroy);
+    this.bucket = props.bucket ?? this.createBucket(props);
     this.checkBucketLocation();
 
     // ---- service role (its policy is a separate resource the file system depends on)
@@ -229,52 +259,61 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     // Without its S3 and EventBridge rights in place the service fails silently: wait for the policy.
     this.resource.node.addDependency(rolePolicy);
     this.resource.applyRemovalPolicy(removalPolicy);
-    if (destroy && !importedBucket) {
-      // Empty the bucket only after the file system is gone (it may still export on delete).
-      const autoDelete = this.bucket.node.tryFindChild('AutoDeleteObjectsCustomResource');
-      if (autoDelete) this.resource.node.addDependency(autoDelete);
+    // A retained file system keeps exporting and importing only while its role and the role's
+    // policy exist; a created bucket keeps the data. They follow the *final* policy of the file
+    // system, however it was set (prop, applyRemovalPolicy, RemovalPolicies.of, an aspect).
+    const followers = [role.node.defaultChild, rolePolicy.node.defaultChild];
+    if (this.ownsBucket) followers.push(this.bucket.node.defaultChild, this.bucket.policy?.node.defaultChild);
+    for (const follower of followers) {
+      if (follower instanceof CfnResource) this.followRemovalPolicy(follower);
     }
+    this.node.addValidation({ validate: () => this.validateFinalRemovalPolicy() });
     this.fileSystemId = this.resource.attrFileSystemId;
     this.fileSystemArn = this.resource.attrFileSystemArn;
 
-    // ---- delete guard: everything using the file system depends on it, so on stack deletion it
-    // runs after they are gone and deletes the file system itself, without forceDelete, retrying
-    // while writes are pending export. CloudFormation's own delete then finds the file system gone.
+    // ---- delete guard: everything using the file system depends on it, so on deletion it runs
+    // after they are gone and deletes the file system itself (DESTROY only), without forceDelete.
     const provider = S3FilesWaiterProvider.getOrCreate(this);
-    if (destroy) provider.grantDeleteFileSystem(this.fileSystemArn);
-    this.deleteGuard = new CustomResource(this, 'DeleteGuard', {
-      serviceToken: provider.serviceToken,
-      resourceType: DELETE_GUARD_RESOURCE_TYPE,
-      properties: {
-        FileSystemId: this.fileSystemId,
-        // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that deletes.
-        DeleteFileSystem: destroy ? 'true' : 'false',
-        DeleteTimeoutSeconds: String(DELETE_TIMEOUT_SECONDS),
-      },
-    });
+    this.deleteGuard = this.createDeleteGuard(provider, role);
 
-    // ---- mount targets
+    // ---- network: one client group; one rule on the mount-target group, whatever the number of clients
     const securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
       vpc: this.vpc,
-      description: 'S3 Files mount targets: NFS (TCP 2049) only from granted clients',
+      description: 'S3 Files mount targets: NFS (TCP 2049) only from the client security group',
       allowAllOutbound: false,
     });
     this.connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
-    this.selectMountTargetSubnets(props.vpcSubnets).forEach((subnet, i) => {
-      this.mountTargets.push(new s3files.CfnMountTarget(this, `MountTarget${i + 1}`, {
+    const clientSecurityGroup = new ec2.SecurityGroup(this, 'ClientSecurityGroup', {
+      vpc: this.vpc,
+      description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)',
+      allowAllOutbound: false,
+    });
+    clientSecurityGroup.connections.allowTo(this.connections, ec2.Port.tcp(NFS_PORT), 'NFS to the S3 Files mount targets');
+    this.clientSecurityGroup = clientSecurityGroup;
+
+    // ---- mount targets, keyed by AZ: dropping one AZ leaves the others' logical ids alone
+    const targets = this.selectMountTargetSubnets(props.vpcSubnets);
+    this.mountTargetAzs = new AzCoverage(targets.map(t => t.az));
+    const mountTargets = targets.map(({ subnet, az }) => {
+      const mt = new s3files.CfnMountTarget(this, `MountTarget${az.key}`, {
         fileSystemId: this.fileSystemId,
         subnetId: subnet.subnetId,
         securityGroups: [securityGroup.securityGroupId],
-      }));
+      });
+      mt.node.addDependency(this.deleteGuard);
+      return mt;
     });
-    this.mountTargets.forEach(mt => mt.node.addDependency(this.deleteGuard));
+    this._mountTargetCount = mountTargets.length;
 
-    // ---- file system policy: TLS only, plus the principals the library granted
+    // ---- file system policy: TLS only; client actions only for principals tagged as clients
+    this.clientTagKey = `s3files-client-${crypto.createHash('sha256').update(this.node.path).digest('hex').slice(0, 16)}`;
+    this.clientTagValue = CLIENT_TAG_VALUE;
     this.policyResource = new s3files.CfnFileSystemPolicy(this, 'FileSystemPolicy', {
       fileSystemId: this.fileSystemId,
       policy: Lazy.any({ produce: () => this.renderResourcePolicy() }),
     });
     this.policyResource.node.addDependency(this.deleteGuard);
+    this.node.addValidation({ validate: () => this.validatePolicySize() });
 
     // ---- waiter
     provider.grantReadFileSystem(this.fileSystemArn);
@@ -282,16 +321,18 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     this.waiter = new CustomResource(this, 'MountTargetsAvailable', {
       serviceToken: provider.serviceToken,
       resourceType: WAITER_RESOURCE_TYPE,
+      serviceTimeout: waiterServiceTimeout(timeoutSeconds),
       properties: {
         FileSystemId: this.fileSystemId,
-        ExpectedMountTargetCount: String(this.mountTargets.length),
+        ExpectedMountTargetCount: String(this._mountTargetCount),
         AccessPointIds: Lazy.list({ produce: () => this.accessPoints.map(ap => ap.accessPointId) }),
         TimeoutSeconds: Tokenization.stringifyNumber(timeoutSeconds),
         VerifyBucketVersioning: importedBucket ? 'true' : 'false',
         BucketName: this.bucket.bucketName,
       },
     });
-    this.waiter.node.addDependency(...this.mountTargets);
+    // Clients wait for this, so it also stands for the NFS rules being in place.
+    this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup);
     this.mountTargetsAvailable = this.waiter;
   }
 
@@ -323,8 +364,8 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   }
 
   /**
-   * Grants `s3files:ClientRootAccess` on this file system through any access point: lets a
-   * non-root user act on root-owned (S3-born) entries. Prefer `S3FilesAccessPoint.grantRootAccess`.
+   * Grants `s3files:ClientRootAccess` on this file system through any access point.
+   * Prefer `S3FilesAccessPoint.grantRootAccess`.
    * @param grantee the principal to grant
    */
   public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
@@ -339,12 +380,23 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   }
 
   /**
-   * Adds a statement to the file system policy (`AWS::S3Files::FileSystemPolicy`).
+   * Adds a statement to the file system policy (`AWS::S3Files::FileSystemPolicy`). The policy's
+   * client Deny still applies: a principal allowed here must also carry `clientTagKey`.
    * @param statement the statement to add
    */
   public addToResourcePolicy(statement: iam.PolicyStatement): iam.AddToResourcePolicyResult {
     this.resourcePolicyStatements.push(statement);
     return { statementAdded: true, policyDependable: this.policyResource };
+  }
+
+  /**
+   * Sets the removal policy of the file system. The service role, its policy, a created bucket
+   * and the delete guard follow it.
+   * @param policy RETAIN, RETAIN_ON_UPDATE_OR_DELETE or DESTROY (S3 Files has no snapshots)
+   */
+  public applyRemovalPolicy(policy: RemovalPolicy): void {
+    rejectSnapshot(this, 'applyRemovalPolicy', policy);
+    super.applyRemovalPolicy(policy);
   }
 
   /**
@@ -366,8 +418,9 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   }
 
   /**
-   * Records a client grant: an identity-policy statement on the grantee and an allow in the
-   * file system policy, both limited to the access point when one is given.
+   * Grants client actions: an identity-policy statement on the grantee (limited to the access
+   * point when one is given) and the client tag on the grantee's role, which the file system
+   * policy requires. Neither names the grantee in this stack, so grantees may live in any stack.
    * @internal
    */
   public _grantClient(grantee: iam.IGrantable, actions: string[], accessPoint?: S3FilesAccessPoint): iam.Grant {
@@ -375,34 +428,67 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     const conditions = accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined;
     const grant = iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [this.fileSystemArn], conditions });
     const principal = grantee.grantPrincipal;
-    if (Construct.isConstruct(principal) && Stack.of(principal) !== Stack.of(this)) {
-      // Naming a role of another stack here while that stack references this file system
-      // would make the two stacks depend on each other.
-      Annotations.of(this).addWarningV2('cdk-s3files-lambda:crossStackGrantee',
-        `${principal.node.path} is in another stack, so it is not added to the file system policy. Add it with addToResourcePolicy using its role ARN if the policy must allow it.`);
-    } else if (canBeResourcePolicyPrincipal(principal)) {
-      let entry = this.clientGrants.find(g => g.principal === principal && g.accessPointArn === accessPointArn);
-      if (!entry) {
-        entry = { principal, accessPointArn, actions: new Set() };
-        this.clientGrants.push(entry);
-      }
-      actions.forEach(a => entry!.actions.add(a));
+    const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
+    if (!grant.success) {
+      Annotations.of(this).addWarningV2('cdk-s3files-lambda:grantNotApplied',
+        `${where} could not be granted ${actions.join(', ')}: it is an imported or immutable principal whose policies this app cannot change. Attach a policy allowing ${actions.join(', ')} on this file system to it yourself, and tag its role with ${this.clientTagKey}=${this.clientTagValue}.`);
     }
+    this.tagClient(principal, where);
     return grant;
   }
 
   /**
-   * Called by each access point of this file system so the waiter includes it.
+   * Registers an access point of this file system; returns what its clients must wait for.
+   * An access point in this stack joins the file system's waiter. One in another stack (sibling
+   * or nested) gets a waiter of its own in its stack: listing it in this stack's waiter would
+   * make the two stacks reference each other.
    * @internal
    */
-  public _registerAccessPoint(accessPoint: S3FilesAccessPoint): void {
-    // The waiter already references every access point id; the access point must be deleted
-    // before the delete guard deletes the file system.
-    this.accessPoints.push(accessPoint);
+  public _registerAccessPoint(accessPoint: S3FilesAccessPoint): IDependable {
+    // Deleted before the delete guard deletes the file system (a stack dependency across stacks).
     accessPoint.node.addDependency(this.deleteGuard);
+    if (Stack.of(accessPoint) === Stack.of(this)) {
+      this.accessPoints.push(accessPoint);
+      return this.waiter;
+    }
+    const provider = S3FilesWaiterProvider.getOrCreate(accessPoint);
+    provider.grantReadFileSystem(this.fileSystemArn);
+    const own = new CustomResource(accessPoint, 'Available', {
+      serviceToken: provider.serviceToken,
+      resourceType: WAITER_RESOURCE_TYPE,
+      serviceTimeout: waiterServiceTimeout(this._availabilityTimeoutSeconds),
+      properties: {
+        FileSystemId: this.fileSystemId,
+        ExpectedMountTargetCount: String(this._mountTargetCount),
+        AccessPointIds: [accessPoint.accessPointId],
+        TimeoutSeconds: Tokenization.stringifyNumber(this._availabilityTimeoutSeconds),
+        VerifyBucketVersioning: 'false',
+      },
+    });
+    const ready = new DependencyGroup();
+    ready.add(this.waiter, own);
+    return ready;
   }
 
-  private createBucket(props: S3FilesFileSystemProps, destroy: boolean): s3.IBucket {
+  /**
+   * Fails when a client's subnets are in an AZ without a mount target (Lambda rejects such a
+   * function at deploy time). Warns when the AZs are only known at deploy time.
+   * @internal
+   */
+  public _checkAzCoverage(scope: IConstruct, prop: string, subnets: ec2.ISubnet[]): void {
+    const missing = this.mountTargetAzs.missing(Stack.of(scope), subnets);
+    if (missing.unknown) {
+      Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
+        `The availability zones of ${prop} or of the mount targets of ${this.node.path} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
+    }
+    if (missing.azs.length > 0) {
+      invalid(scope, prop, missing.azs.join(', '),
+        `${this.node.path} has mount targets only in ${this.mountTargetAzs.labels.join(', ')}, and a client needs a mount target in every AZ it runs in`,
+        `select subnets in ${this.mountTargetAzs.labels.join(', ')} only, or add those AZs to the file system's vpcSubnets`);
+    }
+  }
+
+  private createBucket(props: S3FilesFileSystemProps): s3.IBucket {
     const noncurrentDays = validateWholeDays(this, 'noncurrentVersionExpiration', props.noncurrentVersionExpiration ?? Duration.days(30), 1, 36500);
     const bucket = new s3.Bucket(this, 'Bucket', {
       versioned: true,
@@ -417,12 +503,124 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
         noncurrentVersionExpiration: Duration.days(noncurrentDays),
         abortIncompleteMultipartUploadAfter: Duration.days(7),
       }],
-      removalPolicy: destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
-      autoDeleteObjects: destroy,
+      // Follows the file system's final removal policy (see followRemovalPolicy). With DESTROY
+      // the delete guard empties it, but only once the file system is detached from it.
+      removalPolicy: RemovalPolicy.RETAIN,
     });
     acknowledge(bucket, 'AwsSolutions-S1',
       'Server access logs need a second bucket the owner chooses; object access through the file system is audited with CloudTrail data events. Pass your own bucket (with logging) as `bucket` to log it.');
     return bucket;
+  }
+
+  /** Copies the file system's final DeletionPolicy/UpdateReplacePolicy onto `resource` at synthesis. */
+  private followRemovalPolicy(resource: CfnResource): void {
+    resource.addOverride('DeletionPolicy', Lazy.string({ produce: () => this.resource.cfnOptions.deletionPolicy }));
+    resource.addOverride('UpdateReplacePolicy', Lazy.string({ produce: () => this.resource.cfnOptions.updateReplacePolicy }));
+  }
+
+  /** True when the file system's final removal policy deletes it. */
+  private get destroyOnDelete(): boolean {
+    return this.resource.cfnOptions.deletionPolicy === CfnDeletionPolicy.DELETE;
+  }
+
+  private validateFinalRemovalPolicy(): string[] {
+    const policy = this.resource.cfnOptions.deletionPolicy;
+    return policy === CfnDeletionPolicy.SNAPSHOT
+      ? [`${this.node.path}: invalid removal policy SNAPSHOT (set on the file system after construction): S3 Files file systems have no snapshots. Fix: use RemovalPolicy.RETAIN or RemovalPolicy.DESTROY.`]
+      : [];
+  }
+
+  /**
+   * The delete guard and its own IAM policy, keyed by what replaces the file system (bucket,
+   * prefix, role). A replacement then creates a new guard and policy, and CloudFormation deletes
+   * the old pair in its cleanup phase: the old guard still holds the old file system's id and its
+   * policy still names the old ARN. Removing the file system from the app removes the pair too;
+   * the guard depends on its policy, so the policy outlives the guard's Delete.
+   */
+  private createDeleteGuard(provider: S3FilesWaiterProvider, role: iam.IRole): CustomResource {
+    const identity = {
+      bucket: Token.isUnresolved(this.bucket.bucketName) ? this.bucket.node.path : this.bucket.bucketName,
+      prefix: this.prefix,
+      role: role.node.path,
+    };
+    const key = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 8);
+    const scope = new Construct(this, `DeleteGuard${key}`);
+    const handlerRole = provider.isCompleteFunction.role!;
+    const policy = new iam.CfnPolicy(scope, 'Policy', {
+      policyName: Names.uniqueResourceName(scope, { maxLength: 128 }),
+      roles: [handlerRole.roleName],
+      policyDocument: Lazy.any({ produce: () => this.renderGuardPolicy() }),
+    });
+    this.acknowledgeGuardFindings(policy);
+    const guard = new CustomResource(scope, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: DELETE_GUARD_RESOURCE_TYPE,
+      serviceTimeout: Duration.seconds(CUSTOM_RESOURCE_MAX_SECONDS),
+      properties: {
+        FileSystemId: this.fileSystemId,
+        // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that deletes.
+        DeleteFileSystem: Lazy.string({ produce: () => (this.destroyOnDelete ? 'true' : 'false') }),
+        DeleteTimeoutSeconds: String(DELETE_TIMEOUT_SECONDS),
+        TotalTimeoutSeconds: String(GUARD_TOTAL_SECONDS),
+        BucketArn: this.bucket.bucketArn,
+        EmptyBucket: Lazy.string({ produce: () => (this.destroyOnDelete && this.ownsBucket ? 'true' : 'false') }),
+      },
+    });
+    guard.node.addDependency(policy);
+    return guard;
+  }
+
+  /** What the guard may do: read always; delete, clean up and empty only when the final policy is DESTROY. */
+  private renderGuardPolicy(): iam.PolicyDocument {
+    const doc = new iam.PolicyDocument();
+    doc.addStatements(new iam.PolicyStatement({
+      sid: 'ReadFileSystem',
+      actions: GUARD_READ_ACTIONS,
+      resources: [this.fileSystemArn, `${this.fileSystemArn}/access-point/*`],
+    }));
+    if (!this.destroyOnDelete) return doc;
+    const stack = Stack.of(this);
+    doc.addStatements(
+      new iam.PolicyStatement({ sid: 'DeleteFileSystem', actions: ['s3files:DeleteFileSystem'], resources: [this.fileSystemArn] }),
+      // What CloudFormation's own delete handler holds: the service removes its EventBridge rules on the caller's behalf.
+      new iam.PolicyStatement({
+        sid: 'RemoveSyncRules',
+        actions: GUARD_EVENTS_ACTIONS,
+        resources: [eventsRuleArn(stack)],
+      }),
+    );
+    if (this.ownsBucket) {
+      doc.addStatements(
+        // The bucket stays attached for a while after the deletion; ListFileSystems has no resource-level permissions.
+        new iam.PolicyStatement({ sid: 'WaitForDetachment', actions: ['s3files:ListFileSystems'], resources: ['*'] }),
+        new iam.PolicyStatement({ sid: 'ListBucketToEmpty', actions: ['s3:ListBucket', 's3:ListBucketVersions'], resources: [this.bucket.bucketArn] }),
+        new iam.PolicyStatement({ sid: 'EmptyBucket', actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [this.bucket.arnForObjects('*')] }),
+      );
+    }
+    return doc;
+  }
+
+  private acknowledgeGuardFindings(policy: iam.CfnPolicy): void {
+    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `${this.fileSystemArn}/access-point/*`)}]`,
+      'Read-only, on the access points of this one file system: the guard lists what still blocks a deletion.');
+    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, eventsRuleArn(Stack.of(this)))}]`,
+      'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s own delete handler holds).');
+    acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
+      's3files:ListFileSystems has no resource-level permissions; the guard only lists the file systems of its bucket to wait until the bucket is detached before emptying it.');
+    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, this.bucket.arnForObjects('*'))}]`,
+      'Only with RemovalPolicy.DESTROY on a bucket this construct created: the guard empties it (every object version) after the file system is gone.');
+  }
+
+  /** Tags the grantee's role as a client; warns when it cannot be tagged. */
+  private tagClient(principal: iam.IPrincipal, where: string): void {
+    if (principal instanceof iam.Role) {
+      Tags.of(principal).add(this.clientTagKey, this.clientTagValue);
+      return;
+    }
+    if (this.warnedUntaggable.has(where)) return;
+    this.warnedUntaggable.add(where);
+    Annotations.of(this).addWarningV2('cdk-s3files-lambda:clientNotTagged',
+      `${where} is not an IAM role created in this app, so the library cannot tag it. The file system policy denies client actions to principals without the tag ${this.clientTagKey}=${this.clientTagValue}: add that tag to its role. If it was imported as immutable (mutable: false), the identity-policy grant was dropped as well: attach it yourself.`);
   }
 
   /** S3 Files needs the bucket in the file system's region; warn on a foreign account. */
@@ -451,6 +649,10 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       'The service names its EventBridge rules DO-NOT-DELETE-S3-Files*; the statement also requires events:ManagedBy = elasticfilesystem.amazonaws.com.');
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
       'Read-only: the service lists and describes rules to find its own; the EventBridge List* calls do not support narrower resources. Without it S3-side changes silently never reach the file system.');
+    if (this.encryptionKey && isAlias(this.encryptionKey)) {
+      acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, kmsKeyWildcard(stack))}]`,
+        'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
+    }
   }
 
   private serviceRoleStatements(): iam.PolicyStatement[] {
@@ -486,8 +688,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       statements.push(new iam.PolicyStatement({
         sid: 'KmsForBucketEncryption',
         actions: ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
-        resources: [this.encryptionKey.keyArn],
-        conditions: { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } },
+        ...kmsKeyGrant(this.encryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
       }));
     }
     return statements;
@@ -514,19 +715,19 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   }
 
   /** Default: private subnets (isolated ones count), one per AZ. Explicit: must already be one per AZ. */
-  private selectMountTargetSubnets(selection?: ec2.SubnetSelection): ec2.ISubnet[] {
+  private selectMountTargetSubnets(selection?: ec2.SubnetSelection): Array<{ subnet: ec2.ISubnet; az: AzRef }> {
     let subnets: ec2.ISubnet[];
     if (selection) {
       try {
         subnets = this.vpc.selectSubnets(selection).subnets;
       } catch (e) {
-        invalid(this, 'vpcSubnets', { ...selection, subnets: selection.subnets?.map(sn => sn.subnetId) },
+        invalid(this, 'vpcSubnets', { ...selection, subnets: selection.subnets?.map(sn => sn.node.path) },
           `the VPC cannot satisfy it (${(e as Error).message.split('\n')[0]})`, 'select subnet groups that exist in the VPC');
       }
     } else {
       const hasPrivate = this.vpc.privateSubnets.length > 0;
       if (!hasPrivate && this.vpc.isolatedSubnets.length === 0) {
-        invalid(this, 'vpc', this.vpc.vpcId, 'it has no private or isolated subnets for the mount targets',
+        invalid(this, 'vpc', this.vpc.node.path, 'it has no private or isolated subnets for the mount targets',
           'add PRIVATE_ISOLATED or PRIVATE_WITH_EGRESS subnets to the VPC, or pass vpcSubnets explicitly');
       }
       subnets = this.vpc.selectSubnets({
@@ -539,53 +740,169 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     }
     const stack = Stack.of(this);
     const byAz = new Map<string, ec2.ISubnet>();
-    for (const subnet of subnets) {
-      let az: string;
-      try {
-        az = subnet.availabilityZone;
-      } catch {
-        invalid(this, 'vpcSubnets', subnet.subnetId, 'the subnet was imported without its availability zone, so one mount target per AZ cannot be enforced',
-          'import it with ec2.Subnet.fromSubnetAttributes({ subnetId, availabilityZone }) or import the VPC with availabilityZones');
-      }
-      const key = Token.isUnresolved(az) ? JSON.stringify(stack.resolve(az)) : az;
-      const other = byAz.get(key);
+    return subnets.map((subnet) => {
+      const az = subnetAz(this, stack, subnet);
+      const other = byAz.get(az.key);
       if (other) {
-        invalid(this, 'vpcSubnets', [other.subnetId, subnet.subnetId], `both subnets are in availability zone ${Token.isUnresolved(az) ? key : az}, and S3 Files allows one mount target per AZ`,
-          'select one subnet per AZ (for example add onePerAz: true)');
+        invalid(this, 'vpcSubnets', [subnetLabel(other), subnetLabel(subnet)], `both subnets are in availability zone ${az.label}, and S3 Files allows one mount target per AZ`,
+          'select one subnet per AZ (the onePerAz option of the subnet selection)');
       }
-      byAz.set(key, subnet);
-    }
-    return subnets;
+      byAz.set(az.key, subnet);
+      return { subnet, az };
+    });
   }
 
   private renderResourcePolicy(): iam.PolicyDocument {
     const doc = new iam.PolicyDocument();
-    doc.addStatements(new iam.PolicyStatement({
-      sid: 'DenyInsecureTransport',
-      effect: iam.Effect.DENY,
-      principals: [new iam.AnyPrincipal()],
-      actions: ['s3files:*'],
-      resources: [this.fileSystemArn],
-      conditions: { Bool: { 'aws:SecureTransport': 'false' } },
-    }));
-    this.clientGrants.forEach((grant) => {
-      doc.addStatements(new iam.PolicyStatement({
-        principals: [grant.principal],
-        actions: [...grant.actions].sort(),
+    doc.addStatements(
+      new iam.PolicyStatement({
+        sid: 'DenyInsecureTransport',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['s3files:*'],
         resources: [this.fileSystemArn],
-        conditions: grant.accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': grant.accessPointArn } } : undefined,
-      }));
-    });
+        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+      // Within one account an Allow in either the identity or the resource policy suffices, so
+      // only a Deny restricts. Its size does not grow with the number of clients.
+      new iam.PolicyStatement({
+        sid: 'DenyClientsWithoutClientTag',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: CLIENT_ACTIONS,
+        resources: [this.fileSystemArn],
+        conditions: { StringNotEquals: { [`aws:PrincipalTag/${this.clientTagKey}`]: this.clientTagValue } },
+      }),
+    );
     doc.addStatements(...this.resourcePolicyStatements);
     return doc;
   }
+
+  /** The service rejects policies over 20,000 characters: say so at synth, not 20 minutes into a deploy. */
+  private validatePolicySize(): string[] {
+    const chars = estimatePolicyCharacters(Stack.of(this).resolve(this.renderResourcePolicy()));
+    if (chars <= MAX_FILE_SYSTEM_POLICY_CHARS) return [];
+    return [`${this.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies and the client tag instead.`];
+  }
 }
 
-/** Only principals with an AWS/ARN identity can be named in the file system policy. */
-function canBeResourcePolicyPrincipal(principal: iam.IPrincipal): boolean {
-  try {
-    return Object.keys(principal.policyFragment.principalJson).length > 0;
-  } catch {
-    return false;
+/** The client actions the file system policy restricts. */
+const CLIENT_ACTIONS = ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'];
+/** Value of the client tag on client roles. */
+const CLIENT_TAG_VALUE = 'true';
+/** What the delete guard reads to delete a file system and to say what blocks it. */
+const GUARD_READ_ACTIONS = ['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:ListAccessPoints'];
+/** The EventBridge rights of CloudFormation's own AWS::S3Files::FileSystem delete handler. */
+const GUARD_EVENTS_ACTIONS = ['events:DescribeRule', 'events:DeleteRule', 'events:ListTargetsByRule', 'events:PutRule', 'events:RemoveTargets'];
+
+function eventsRuleArn(stack: Stack): string {
+  return `arn:${stack.partition}:events:${stack.region}:${stack.account}:rule/DO-NOT-DELETE-S3-Files*`;
+}
+
+function rejectSnapshot(scope: IConstruct, prop: string, policy: RemovalPolicy): void {
+  if (policy === RemovalPolicy.SNAPSHOT) {
+    invalid(scope, prop, 'SNAPSHOT', 'S3 Files file systems have no snapshots', 'use RemovalPolicy.RETAIN or RemovalPolicy.DESTROY');
   }
+}
+
+/** An AZ as the library keys it: by name when known, by its `Fn::GetAZs` index in env-agnostic stacks. */
+interface AzRef {
+  /** Stable, alphanumeric: part of construct ids. */
+  readonly key: string;
+  /** For messages: the AZ name, or "AZ #n". */
+  readonly label: string;
+  /** False when the AZ is a token of unknown shape (it cannot be compared). */
+  readonly comparable: boolean;
+}
+
+function subnetAz(scope: IConstruct, stack: Stack, subnet: ec2.ISubnet): AzRef {
+  let az: string;
+  try {
+    az = subnet.availabilityZone;
+  } catch {
+    invalid(scope, 'vpcSubnets', subnetLabel(subnet), 'the subnet was imported without its availability zone, so one mount target per AZ cannot be enforced',
+      'import it with its availabilityZone (ec2.Subnet.fromSubnetAttributes), or import the VPC with availabilityZones');
+  }
+  return azRef(stack, az);
+}
+
+/** A subnet's id when it is a literal, else its construct path (never a raw token). */
+function subnetLabel(subnet: ec2.ISubnet): string {
+  return Token.isUnresolved(subnet.subnetId) ? subnet.node.path : subnet.subnetId;
+}
+
+function azRef(stack: Stack, az: string): AzRef {
+  if (!Token.isUnresolved(az)) return { key: az.replace(/[^A-Za-z0-9]/g, ''), label: az, comparable: true };
+  const resolved = stack.resolve(az);
+  const select = resolved?.['Fn::Select'];
+  if (Array.isArray(select) && typeof select[0] === 'number' && select[1]?.['Fn::GetAZs'] !== undefined) {
+    return { key: `Az${select[0] + 1}`, label: `AZ #${select[0] + 1}`, comparable: true };
+  }
+  const hash = crypto.createHash('sha256').update(JSON.stringify(resolved)).digest('hex').slice(0, 8);
+  return { key: `Az${hash}`, label: 'an AZ known only at deploy time', comparable: false };
+}
+
+/** The AZs a file system has mount targets in, and which client subnets they leave out. */
+class AzCoverage {
+  constructor(private readonly azs: AzRef[]) {}
+
+  get labels(): string[] {
+    return this.azs.map(az => az.label);
+  }
+
+  missing(stack: Stack, subnets: ec2.ISubnet[]): { azs: string[]; unknown: boolean } {
+    const have = new Set(this.azs.map(az => az.key));
+    let unknown = this.azs.some(az => !az.comparable);
+    const azs = new Set<string>();
+    for (const subnet of subnets) {
+      let az: AzRef;
+      try {
+        az = azRef(stack, subnet.availabilityZone);
+      } catch {
+        unknown = true;
+        continue;
+      }
+      if (!az.comparable) unknown = true;
+      else if (!unknown && !have.has(az.key)) azs.add(az.label);
+    }
+    return { azs: [...azs], unknown };
+  }
+}
+
+/** An alias stands in for a key in CDK, but IAM never matches an alias ARN against key use. */
+function isAlias(key: kms.IKey): boolean {
+  return typeof (key as Partial<kms.IAlias>).aliasName === 'string'
+    || (!Token.isUnresolved(key.keyArn) && /:alias\//.test(key.keyArn));
+}
+
+function kmsKeyWildcard(stack: Stack): string {
+  return stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*' });
+}
+
+/**
+ * Resources and conditions for a KMS statement: the key ARN, or for an alias, any key of this
+ * account and region that carries the alias (`kms:ResourceAliases`).
+ */
+function kmsKeyGrant(key: kms.IKey, conditions: Record<string, Record<string, unknown>>): { resources: string[]; conditions: Record<string, Record<string, unknown>> } {
+  if (!isAlias(key)) return { resources: [key.keyArn], conditions };
+  const alias = (key as Partial<kms.IAlias>).aliasName ?? key.keyArn.replace(/^.*:alias\//, 'alias/');
+  return {
+    resources: [kmsKeyWildcard(Stack.of(key))],
+    conditions: { ...conditions, 'ForAnyValue:StringEquals': { 'kms:ResourceAliases': alias } },
+  };
+}
+
+/** The resolved policy's length as the service counts it, with every intrinsic taken at 128 characters. */
+function estimatePolicyCharacters(resolved: unknown): number {
+  const placeholder = 'x'.repeat(128);
+  const flatten = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(flatten);
+    if (value && typeof value === 'object') {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && (keys[0] === 'Ref' || keys[0].startsWith('Fn::'))) return placeholder;
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, flatten(v)]));
+    }
+    return value;
+  };
+  return JSON.stringify(flatten(resolved)).length;
 }

@@ -1,4 +1,4 @@
-import { Annotations, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -131,15 +131,18 @@ export class S3FilesMountedFunction extends lambda.Function {
     // set the (public) L1 property ourselves.
     const cfn = this.node.defaultChild as lambda.CfnFunction;
     // The waiter, not the mount targets: CloudFormation reports a mount target created minutes
-    // before it is available. The policy: first invocations must already see their allow.
-    cfn.node.addDependency(this.fileSystem.mountTargetsAvailable, this.fileSystem.policyDependable);
+    // before it is available. It also stands for the NFS rules and, for an access point in
+    // another stack, that access point's own waiter. The policy: first invocations must already
+    // find the client Deny satisfied by this role's tag.
+    cfn.node.addDependency(this.accessPoint.available, this.fileSystem.policyDependable);
     cfn.fileSystemConfigs = [{
       arn: this.accessPoint.accessPointArn,
       localMountPath: this.mountPath,
       s3FilesConfig: { directS3Read: plan.directRead.mode },
     }];
 
-    this.allowNfsToMountTargets();
+    joinSecurityGroup(this, this.fileSystem.clientSecurityGroup);
+    this.fileSystem._checkAzCoverage(this, 'vpcSubnets', plan.functionProps.vpc!.selectSubnets(props.vpcSubnets).subnets);
 
     const actions = ['s3files:ClientMount'];
     if (!props.readOnly) actions.push('s3files:ClientWrite');
@@ -170,43 +173,6 @@ export class S3FilesMountedFunction extends lambda.Function {
     if (plan.directRead.mode === 'AUTO' && !Token.isUnresolved(memory) && memory < AUTO_DIRECT_READ_MIN_MEMORY_MB) {
       Annotations.of(this).addWarningV2('cdk-s3files-lambda:autoDirectReadLowMemory',
         `memorySize is ${memory} MB and directS3Read is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or DirectS3Read.enabled(bucket).`);
-    }
-  }
-
-  /**
-   * NFS (TCP 2049) from this function to the mount targets. When the function's groups allow all
-   * outbound (the default), an ingress rule on the mount-target group is all it takes; going
-   * through `Connections.allowTo` would also add an egress rule that aws-cdk-lib ignores with a
-   * warning on every function. Restrictive groups get the egress rule too.
-   */
-  private allowNfsToMountTargets(): void {
-    const target = this.fileSystem.connections;
-    const port = target.defaultPort!;
-    const ours = this.connections.securityGroups;
-    if (ours.every((sg) => sg.allowAllOutbound)) {
-      for (const mountTargetGroup of target.securityGroups) {
-        for (const sg of ours) mountTargetGroup.addIngressRule(sg, port, `NFS from ${this.node.path}`);
-      }
-    } else {
-      this.connections.allowTo(target, port, `NFS to the mount targets of ${this.fileSystem.node.path}`);
-    }
-    // As lambda.Function does for mounts, the rules exist before the function is created; but
-    // only this function's rules: depending on every rule of the shared group would give each
-    // new function one more DependsOn (quadratic template growth).
-    // A rule's source is the peer's securityGroupId string itself (same token), so no resolving.
-    const ourIds = new Set(ours.map((sg) => sg.securityGroupId));
-    const cfn = this.node.defaultChild as lambda.CfnFunction;
-    for (const sg of target.securityGroups) {
-      for (const rule of sg.node.findAll()) {
-        if (rule instanceof ec2.CfnSecurityGroupIngress && rule.sourceSecurityGroupId !== undefined && ourIds.has(rule.sourceSecurityGroupId)) {
-          cfn.node.addDependency(rule);
-        }
-      }
-    }
-    for (const sg of ours) {
-      for (const rule of sg.node.findAll()) {
-        if (rule instanceof ec2.CfnSecurityGroupEgress) cfn.node.addDependency(rule);
-      }
     }
   }
 
@@ -282,9 +248,10 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     bucket: props.bucket ?? props.fileSystemOptions?.bucket,
     vpc,
   });
-  // A file system made for this function names its access point plainly; a shared one by function.
+  // Beside the function, named after it: its logical id does not depend on the other functions
+  // of a shared file system, and it lives in the function's stack.
   const accessPoint = props.accessPoint
-    ?? fileSystem.addAccessPoint(uniqueChildId(fileSystem, shared ? `${id}AccessPoint` : 'AccessPoint'), props.accessPointOptions);
+    ?? new S3FilesAccessPoint(scope, `${id}AccessPoint`, { ...props.accessPointOptions, fileSystem });
 
   const directRead = props.directS3Read ? describeDirectS3Read(props.directS3Read) : { mode: 'ENABLED', wantsGrant: true };
   const mount = new S3FilesMount({
@@ -312,9 +279,21 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
   };
 }
 
-/** `base`, or `base2`, `base3`... when functions with the same id in different scopes share a file system. */
-function uniqueChildId(parent: Construct, base: string): string {
-  let candidate = base;
-  for (let i = 2; parent.node.tryFindChild(candidate); i++) candidate = `${base}${i}`;
-  return candidate;
+/** Lambda attaches at most this many security groups to a function. */
+const MAX_FUNCTION_SECURITY_GROUPS = 5;
+
+/**
+ * Adds `group` to a function's security groups. lambda.Function renders its VpcConfig once, at
+ * construction, so the L1 property is re-rendered lazily from the function's connections.
+ */
+function joinSecurityGroup(fn: lambda.Function, group: ec2.ISecurityGroup): void {
+  if (fn.connections.securityGroups.includes(group)) return;
+  fn.connections.addSecurityGroup(group);
+  if (fn.connections.securityGroups.length > MAX_FUNCTION_SECURITY_GROUPS) {
+    invalid(fn, 'securityGroups', fn.connections.securityGroups.map(sg => sg.node.path),
+      `with the file system's client security group the function has ${fn.connections.securityGroups.length}, and Lambda allows at most ${MAX_FUNCTION_SECURITY_GROUPS}`,
+      `pass at most ${MAX_FUNCTION_SECURITY_GROUPS - 1} security groups`);
+  }
+  const cfn = fn.node.defaultChild as lambda.CfnFunction;
+  cfn.addPropertyOverride('VpcConfig.SecurityGroupIds', Lazy.list({ produce: () => fn.connections.securityGroups.map(sg => sg.securityGroupId) }));
 }

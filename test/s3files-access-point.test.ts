@@ -1,8 +1,8 @@
-import { Lazy, Token } from 'aws-cdk-lib';
+import { App, Lazy, Stack, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions, S3FilesFileSystem } from '../src';
-import { isolatedVpc, newStack, only, warnings } from './util/template';
+import { byPrefix, isolatedVpc, newStack, only, warnings } from './util/template';
 
 function withFileSystem() {
   const stack = newStack();
@@ -83,20 +83,10 @@ describe('S3FilesAccessPoint', () => {
         ],
       },
     });
-    t.hasResourceProperties('AWS::S3Files::FileSystemPolicy', {
-      Policy: {
-        Statement: Match.arrayWith([{
-          Effect: 'Allow',
-          Principal: { AWS: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Client'), 'Arn'] } },
-          Action: ['s3files:ClientMount', 's3files:ClientRootAccess', 's3files:ClientWrite'],
-          Resource: resource,
-          Condition: condition,
-        }]),
-      },
-    });
+    t.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: ap.fileSystem.clientTagKey, Value: 'true' }] });
   });
 
-  test('the same principal on two access points gets two separately conditioned allows', () => {
+  test('the same principal on two access points gets two separately conditioned identity statements', () => {
     // GIVEN
     const { stack, fs } = withFileSystem();
     const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
@@ -104,8 +94,35 @@ describe('S3FilesAccessPoint', () => {
     fs.addAccessPoint('One').grantMount(role);
     fs.addAccessPoint('Two', { path: '/two' }).grantMount(role);
     // THEN
-    const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
-    expect(policy.Properties.Policy.Statement).toHaveLength(3);
+    const [, policy] = byPrefix(Template.fromStack(stack), 'AWS::IAM::Policy', 'ClientDefaultPolicy');
+    const conditions = policy.Properties.PolicyDocument.Statement.map((st: any) => st.Condition.ArnEquals['s3files:AccessPointArn']['Fn::GetAtt'][0]);
+    expect(conditions).toEqual([expect.stringMatching(/^FilesOne/), expect.stringMatching(/^FilesTwo/)]);
+  });
+
+  test('in another stack it gets a waiter of its own there, and the file system\'s stack never references it', () => {
+    // GIVEN a file system in one stack
+    const { stack, fs } = withFileSystem();
+    const other = new Stack(stack.node.root as App, 'Compute');
+    // WHEN an access point is created next to its clients, in another stack
+    const ap = new S3FilesAccessPoint(other, 'Shared', { fileSystem: fs, path: '/shared' });
+    // THEN its own waiter (on that stack's provider) covers it and the mount targets
+    const t = Template.fromStack(other);
+    const [apId] = only(t, 'AWS::S3Files::AccessPoint');
+    const [waiterId, waiter] = only(t, 'Custom::S3FilesMountTargetsAvailable');
+    expect(waiter.Properties).toMatchObject({
+      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesMountTargetsWaiterProviderframeworkonEvent/), 'Arn'] },
+      AccessPointIds: [{ 'Fn::GetAtt': [apId, 'AccessPointId'] }],
+      ExpectedMountTargetCount: '2',
+      VerifyBucketVersioning: 'false',
+    });
+    expect(waiterId).toMatch(/^SharedAvailable/);
+    // AND the file system's stack lists no access point (it would reference the other stack)
+    const fsTemplate = Template.fromStack(stack);
+    fsTemplate.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { AccessPointIds: [] });
+    expect(JSON.stringify(fsTemplate.toJSON())).not.toContain('Fn::ImportValue');
+    expect(other.dependencies).toContain(stack);
+    expect(stack.dependencies).toEqual([]);
+    expect(ap.available).toBeDefined();
   });
 
   test('warns when the POSIX user is root', () => {

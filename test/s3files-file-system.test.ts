@@ -1,4 +1,4 @@
-import { App, Duration, Lazy, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { App, Duration, Lazy, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -273,7 +273,8 @@ describe('S3FilesFileSystem: mount targets', () => {
     // THEN
     const t = template();
     const mts = resourcesOfType(t, 'AWS::S3Files::MountTarget');
-    expect(mts.map(([id]) => id)).toEqual([expect.stringMatching(/^FilesMountTarget1/), expect.stringMatching(/^FilesMountTarget2/)]);
+    // keyed by AZ ("AZ #1", "AZ #2" of an env-agnostic stack), not by position in the selection
+    expect(mts.map(([id]) => id)).toEqual([expect.stringMatching(/^FilesMountTargetAz1/), expect.stringMatching(/^FilesMountTargetAz2/)]);
     expect(mts.map(([, r]) => r.Properties.SubnetId.Ref)).toEqual([
       expect.stringMatching(/^VpcIsolatedSubnet1/), expect.stringMatching(/^VpcIsolatedSubnet2/),
     ]);
@@ -316,15 +317,29 @@ describe('S3FilesFileSystem: mount targets', () => {
     expect(mts[0][1].Properties.SubnetId.Ref).toMatch(/^VpcIsolatedSubnet2/);
   });
 
-  test('the mount-target security group has no ingress and no open egress by default', () => {
+  test('the mount-target group admits NFS from the client group only; the client group may only reach NFS', () => {
     // GIVEN / WHEN
     const { template } = fileSystem();
     // THEN
     const t = template();
-    const [, sg] = only(t, 'AWS::EC2::SecurityGroup');
-    expect(sg.Properties.SecurityGroupIngress).toBeUndefined();
-    expect(sg.Properties.SecurityGroupEgress).toEqual([expect.objectContaining({ CidrIp: '255.255.255.255/32' })]);
-    expect(resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(0);
+    const [mtSgId, mtSg] = byPrefix(t, 'AWS::EC2::SecurityGroup', 'FilesMountTargetSecurityGroup');
+    const [clientSgId, clientSg] = byPrefix(t, 'AWS::EC2::SecurityGroup', 'FilesClientSecurityGroup');
+    expect(mtSg.Properties.SecurityGroupIngress).toBeUndefined();
+    expect(mtSg.Properties.SecurityGroupEgress).toEqual([expect.objectContaining({ CidrIp: '255.255.255.255/32' })]);
+    expect(clientSg.Properties.SecurityGroupIngress).toBeUndefined();
+    expect(clientSg.Properties.SecurityGroupEgress).toBeUndefined(); // its one egress rule is the NFS rule below
+    const [, ingress] = only(t, 'AWS::EC2::SecurityGroupIngress');
+    expect(ingress.Properties).toMatchObject({
+      IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      GroupId: { 'Fn::GetAtt': [mtSgId, 'GroupId'] },
+      SourceSecurityGroupId: { 'Fn::GetAtt': [clientSgId, 'GroupId'] },
+    });
+    const [, egress] = only(t, 'AWS::EC2::SecurityGroupEgress');
+    expect(egress.Properties).toMatchObject({
+      IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      GroupId: { 'Fn::GetAtt': [clientSgId, 'GroupId'] },
+      DestinationSecurityGroupId: { 'Fn::GetAtt': [mtSgId, 'GroupId'] },
+    });
   });
 
   test('uses a given security group', () => {
@@ -346,30 +361,43 @@ describe('S3FilesFileSystem: mount targets', () => {
     // WHEN
     fs.connections.allowDefaultPortFrom(client);
     // THEN
-    const ingress = resourcesOfType(Template.fromStack(stack), 'AWS::EC2::SecurityGroupIngress');
+    const ingress = resourcesOfType(Template.fromStack(stack), 'AWS::EC2::SecurityGroupIngress')
+      .filter(([, r]) => JSON.stringify(r.Properties.SourceSecurityGroupId).includes('"Client'));
     expect(ingress).toHaveLength(1);
     expect(ingress[0][1].Properties).toMatchObject({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 });
   });
 });
 
 describe('S3FilesFileSystem: file system policy and grants', () => {
-  test('denies s3files:* without TLS and allows nobody else by default', () => {
+  const CLIENT_ACTIONS = ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'];
+
+  test('denies s3files:* without TLS and the client actions to every principal without the client tag', () => {
     // GIVEN / WHEN
-    const { template } = fileSystem();
+    const { template, fs, stack } = fileSystem();
     // THEN
     const [, policy] = only(template(), 'AWS::S3Files::FileSystemPolicy');
+    const fsArn = { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] };
+    expect(fs.clientTagKey).toMatch(/^s3files-client-[0-9a-f]{16}$/);
     expect(policy.Properties.Policy.Statement).toEqual([{
       Sid: 'DenyInsecureTransport',
       Effect: 'Deny',
       Principal: { AWS: '*' },
       Action: 's3files:*',
-      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] },
+      Resource: fsArn,
       Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    }, {
+      Sid: 'DenyClientsWithoutClientTag',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: CLIENT_ACTIONS,
+      Resource: fsArn,
+      Condition: { StringNotEquals: { [`aws:PrincipalTag/${fs.clientTagKey}`]: 'true' } },
     }]);
     expect(policy.Properties.FileSystemId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] });
+    expect(stack.resolve(fs.clientTagValue)).toBe('true');
   });
 
-  test('grantMount/grantWrite/grantRootAccess add scoped identity statements and merged allows in the file system policy', () => {
+  test('grantMount/grantWrite/grantRootAccess add identity statements and tag the role; the file system policy stays the same', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
     const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
@@ -390,27 +418,29 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
         ],
       },
     });
+    t.hasResourceProperties('AWS::IAM::Role', { Tags: Match.arrayWith([{ Key: fs.clientTagKey, Value: 'true' }]) });
     const [, policy] = only(t, 'AWS::S3Files::FileSystemPolicy');
-    expect(policy.Properties.Policy.Statement[1]).toEqual({
-      Effect: 'Allow',
-      Principal: { AWS: { 'Fn::GetAtt': [expect.stringMatching(/^Client/), 'Arn'] } },
-      Action: ['s3files:ClientMount', 's3files:ClientRootAccess', 's3files:ClientWrite'],
-      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] },
-    });
+    expect(policy.Properties.Policy.Statement.map((st: any) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyClientsWithoutClientTag']);
   });
 
-  test('principals that cannot appear in a resource policy get the identity grant only', () => {
+  test('a principal that cannot be tagged or granted gets a warning naming the tag to add', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
-    const unknown = new iam.UnknownPrincipal({ resource: stack });
+    const imported = iam.Role.fromRoleArn(stack, 'Imported', 'arn:aws:iam::111111111111:role/fixed', { mutable: false });
+    const service = new iam.ServicePrincipal('ec2.amazonaws.com');
     // WHEN
-    fs.grantMount({ grantPrincipal: unknown });
-    // THEN
+    fs.grantMount(imported);
+    const grant = fs.grantMount({ grantPrincipal: service });
+    // THEN the grant that could not be added says so, and so does the missing tag
+    expect(grant.success).toBe(false);
+    const text = warnings(stack).join('\n');
+    expect(text).toMatch(/could not be granted s3files:ClientMount: it is an imported or immutable principal/);
+    expect(text).toMatch(new RegExp(`TestStack/Imported is not an IAM role created in this app.*${fs.clientTagKey}=true.*immutable.*dropped as well`));
     const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
-    expect(policy.Properties.Policy.Statement).toHaveLength(1);
+    expect(policy.Properties.Policy.Statement).toHaveLength(2);
   });
 
-  test('a grantee in another stack gets the identity grant and a warning, never a cross-stack cycle', () => {
+  test('a grantee in another stack is tagged and granted there; this stack names no role of it', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
     const other = new Stack(stack.node.root as App, 'Other');
@@ -418,10 +448,27 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     // WHEN
     fs.grantMount(role);
     // THEN
-    const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
-    expect(policy.Properties.Policy.Statement).toHaveLength(1);
-    expect(warnings(stack).join('\n')).toMatch(/Other\/Client.* is in another stack/);
-    expect(JSON.stringify(Template.fromStack(other).toJSON())).toContain('s3files:ClientMount');
+    const otherTemplate = Template.fromStack(other);
+    expect(JSON.stringify(otherTemplate.toJSON())).toContain('s3files:ClientMount');
+    otherTemplate.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: fs.clientTagKey, Value: 'true' }] });
+    expect(JSON.stringify(Template.fromStack(stack).toJSON())).not.toMatch(/Other|Client[0-9A-F]{8}/);
+    expect(warnings(stack)).toEqual([]);
+  });
+
+  test('a file system policy over 20,000 characters is a synth error', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    // WHEN 60 statements naming one role each are added by hand
+    for (let i = 0; i < 60; i++) {
+      fs.addToResourcePolicy(new iam.PolicyStatement({
+        principals: [new iam.ArnPrincipal(`arn:aws:iam::111111111111:role/a-rather-long-role-name-for-client-number-${i}`)],
+        actions: ['s3files:ClientMount', 's3files:ClientWrite'],
+        resources: [fs.fileSystemArn],
+        conditions: { ArnEquals: { 's3files:AccessPointArn': `arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0/access-point/fsap-${i}` } },
+      }));
+    }
+    // THEN
+    expect(() => Template.fromStack(stack)).toThrow(/TestStack\/Files: invalid file system policy: .* about \d+ characters long, and S3 Files accepts at most 20000/);
   });
 
   test('addToResourcePolicy statements are included, even when added after other grants', () => {
@@ -473,10 +520,16 @@ describe('S3FilesFileSystem: waiter', () => {
       TimeoutSeconds: '1800',
       VerifyBucketVersioning: 'false',
       BucketName: { Ref: expect.stringMatching(/^FilesBucket/) },
+      // the handler's timeout plus 5 minutes, inside CloudFormation's hour
+      ServiceTimeout: '2100',
     });
     const mtIds = resourcesOfType(t, 'AWS::S3Files::MountTarget').map(([id]) => id);
     const apIds = resourcesOfType(t, 'AWS::S3Files::AccessPoint').map(([id]) => id);
     expect(waiter.DependsOn).toEqual(expect.arrayContaining(mtIds));
+    // ... and on the NFS rules, so a client that waits for it finds them in place
+    const rules = [...resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress'), ...resourcesOfType(t, 'AWS::EC2::SecurityGroupEgress')].map(([id]) => id);
+    expect(rules).toHaveLength(2);
+    expect(waiter.DependsOn).toEqual(expect.arrayContaining(rules));
     // The access points are ordered by reference (AccessPointIds); a DependsOn too would be redundant (cfn-lint W3005).
     expect(waiter.Properties.AccessPointIds).toEqual(apIds.map((id) => ({ 'Fn::GetAtt': [id, 'AccessPointId'] })));
     expect(fs.mountTargetsAvailable).toBeDefined();
@@ -547,7 +600,8 @@ describe('S3FilesFileSystem: waiter', () => {
     const [, sm] = only(t, 'AWS::StepFunctions::StateMachine');
     const definition = JSON.stringify(sm.Properties.DefinitionString);
     expect(definition).toContain('\\"IntervalSeconds\\":10');
-    expect(definition).toContain('\\"MaxAttempts\\":720');
+    // one hour of 10 s polls: CloudFormation's custom-resource limit
+    expect(definition).toContain('\\"MaxAttempts\\":360');
   });
 });
 
@@ -582,15 +636,16 @@ describe('S3FilesFileSystem: validation', () => {
   });
 
   test.each([
-    [Duration.seconds(30), /invalid availabilityTimeout 30 seconds: it must be between 1 minute and 2 hours/],
-    [Duration.hours(3), /invalid availabilityTimeout 3 hours/],
+    [Duration.seconds(30), /invalid availabilityTimeout 30 seconds: it must be between 1 and 55 minutes: CloudFormation gives a custom resource at most one hour/],
+    [Duration.minutes(56), /invalid availabilityTimeout 56 minutes/],
+    [Duration.hours(2), /invalid availabilityTimeout 2 hours/],
   ])('rejects availabilityTimeout %s', (availabilityTimeout, message) => {
     expect(() => fileSystem({ availabilityTimeout })).toThrow(message);
   });
 
-  test('accepts the 2 hour maximum', () => {
-    const { template } = fileSystem({ availabilityTimeout: Duration.hours(2) });
-    template().hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { TimeoutSeconds: '7200' });
+  test('accepts the 55 minute maximum; the waiter then gets CloudFormation\'s whole hour', () => {
+    const { template } = fileSystem({ availabilityTimeout: Duration.minutes(55) });
+    template().hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { TimeoutSeconds: '3300', ServiceTimeout: '3600' });
   });
 
   test('rejects noncurrentVersionExpiration below one day', () => {
@@ -621,7 +676,7 @@ describe('S3FilesFileSystem: validation', () => {
     });
     // WHEN / THEN
     expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }))
-      .toThrow(/invalid vpcSubnets .*both subnets are in availability zone .*one mount target per AZ.*Fix: select one subnet per AZ \(for example add onePerAz: true\)/);
+      .toThrow(/invalid vpcSubnets \["TestStack\/Vpc\/ASubnet1", "TestStack\/Vpc\/BSubnet1"\]: both subnets are in availability zone AZ #1, and S3 Files allows one mount target per AZ\. Fix: select one subnet per AZ \(the onePerAz option/);
     // and the default selection takes one per AZ instead
     expect(() => new S3FilesFileSystem(stack, 'Files2', { vpc })).not.toThrow();
   });
@@ -644,7 +699,7 @@ describe('S3FilesFileSystem: validation', () => {
     const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-1', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-1'] });
     const subnet = ec2.Subnet.fromSubnetId(stack, 'S1', 'subnet-9');
     expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: [subnet] } }))
-      .toThrow(/invalid vpcSubnets "subnet-9": the subnet was imported without its availability zone.*Fix: import it with ec2.Subnet.fromSubnetAttributes/);
+      .toThrow(/invalid vpcSubnets "subnet-9": the subnet was imported without its availability zone.*Fix: import it with its availabilityZone \(ec2.Subnet.fromSubnetAttributes\)/);
   });
 
   test('rejects a VPC without private or isolated subnets', () => {
@@ -693,52 +748,79 @@ describe('S3FilesFileSystem: data safety on removal', () => {
   function guard(t: Template): [string, any] {
     return only(t, 'Custom::S3FilesDeleteGuard');
   }
-  function isCompleteStatements(t: Template): any[] {
-    const [, policy] = resourcesOfType(t, 'AWS::IAM::Policy')
-      .find(([id]) => id.startsWith('S3FilesMountTargetsWaiterProviderIsCompleteServiceRoleDefaultPolicy'))!;
-    return policy.Properties.PolicyDocument.Statement;
+  /** Statements of every policy attached to the provider's isComplete role. */
+  function handlerRoleStatements(t: Template): Array<{ policy: string; statement: any }> {
+    return resourcesOfType(t, 'AWS::IAM::Policy')
+      .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes('S3FilesMountTargetsWaiterProviderIsCompleteServiceRole'))
+      .flatMap(([policy, p]) => p.Properties.PolicyDocument.Statement.map((statement: any) => ({ policy, statement })));
   }
 
-  test('by default the file system and the created bucket are retained, and the guard deletes nothing', () => {
+  test('by default the file system, its role, the role policy and the created bucket are retained, and nobody may delete', () => {
     // GIVEN / WHEN the defaults
     const { template } = fileSystem();
-    // THEN nothing is deleted with the stack and nobody may delete the file system
+    // THEN nothing the retained file system needs to keep synchronising is deleted with the stack
     const t = template();
-    expect(only(t, 'AWS::S3Files::FileSystem')[1]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    expect(only(t, 'AWS::S3::Bucket')[1]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    const retained = { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' };
+    expect(only(t, 'AWS::S3Files::FileSystem')[1]).toMatchObject(retained);
+    expect(byPrefix(t, 'AWS::IAM::Role', 'FilesServiceRole')[1]).toMatchObject(retained);
+    expect(byPrefix(t, 'AWS::IAM::Policy', 'FilesServiceRolePolicy')[1]).toMatchObject(retained);
+    expect(only(t, 'AWS::S3::Bucket')[1]).toMatchObject(retained);
+    expect(only(t, 'AWS::S3::BucketPolicy')[1]).toMatchObject(retained);
     expect(resourcesOfType(t, 'Custom::S3AutoDeleteObjects')).toHaveLength(0);
-    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false' });
-    expect(JSON.stringify(isCompleteStatements(t))).not.toContain('s3files:DeleteFileSystem');
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false', EmptyBucket: 'false' });
+    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3files:DeleteFileSystem|s3:DeleteObject/);
   });
 
-  test('with DESTROY the guard deletes the file system after its users and before the bucket is emptied', () => {
+  test('with DESTROY the guard deletes the file system after its users, then empties the created bucket', () => {
     // GIVEN / WHEN
     const { fs, stack } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
     fs.addAccessPoint('Extra');
     const t = Template.fromStack(stack);
-    // THEN the guard references the file system (so it is deleted before it) ...
+    // THEN the guard references the file system (so it is deleted before it, and before the bucket) ...
     const [guardId, g] = guard(t);
     const [fsId, fsRes] = only(t, 'AWS::S3Files::FileSystem');
+    const [bucketId, bucket] = only(t, 'AWS::S3::Bucket');
     expect(g.Properties).toEqual({
       ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesMountTargetsWaiterProviderframeworkonEvent/), 'Arn'] },
+      ServiceTimeout: '3600',
       FileSystemId: { 'Fn::GetAtt': [fsId, 'FileSystemId'] },
       DeleteFileSystem: 'true',
       DeleteTimeoutSeconds: '1800',
+      TotalTimeoutSeconds: '3300',
+      BucketArn: { 'Fn::GetAtt': [bucketId, 'Arn'] },
+      EmptyBucket: 'true',
     });
     expect(fsRes.DeletionPolicy).toBe('Delete');
+    expect(bucket.DeletionPolicy).toBe('Delete');
     // ... every mount target, access point and the file system policy depend on the guard (deleted before it) ...
     for (const type of ['AWS::S3Files::MountTarget', 'AWS::S3Files::AccessPoint', 'AWS::S3Files::FileSystemPolicy']) {
       const all = resourcesOfType(t, type);
       expect(all.length).toBeGreaterThan(0);
       for (const [, r] of all) expect(r.DependsOn).toContain(guardId);
     }
-    // ... and the bucket is emptied only after the file system is gone
-    const [autoDeleteId] = only(t, 'Custom::S3AutoDeleteObjects');
-    expect(fsRes.DependsOn).toContain(autoDeleteId);
-    t.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
+    // ... and the guard's rights live in its own policy, which it depends on (so they outlive its Delete)
+    const [guardPolicyId, guardPolicy] = byPrefix(t, 'AWS::IAM::Policy', guardId.replace(/[0-9A-F]{8}$/, 'Policy'));
+    expect(g.DependsOn).toContain(guardPolicyId);
+    const actions = guardPolicy.Properties.PolicyDocument.Statement.flatMap((st: any) => [].concat(st.Action));
+    expect(actions).toEqual(expect.arrayContaining([
+      's3files:DeleteFileSystem', 's3files:GetFileSystem', 'events:DeleteRule', 'events:RemoveTargets', 's3files:ListFileSystems',
+      's3:ListBucketVersions', 's3:DeleteObjectVersion',
+    ]));
   });
 
-  test('with DESTROY only the delete guard may delete, and only this file system', () => {
+  test('with DESTROY and an imported bucket, the guard deletes the file system but never touches the bucket', () => {
+    // GIVEN / WHEN
+    const stack = newStack();
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket: s3.Bucket.fromBucketName(stack, 'B', 'theirs'), removalPolicy: RemovalPolicy.DESTROY });
+    // THEN
+    const t = Template.fromStack(stack);
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'true', EmptyBucket: 'false' });
+    const text = JSON.stringify(handlerRoleStatements(t));
+    expect(text).toContain('s3files:DeleteFileSystem');
+    expect(text).not.toMatch(/s3:DeleteObject|s3files:ListFileSystems/);
+  });
+
+  test('with DESTROY only the delete guard may delete, and only its own file system', () => {
     // GIVEN two file systems in one stack, one DESTROY and one RETAIN
     const stack = newStack();
     const vpc = isolatedVpc(stack);
@@ -746,18 +828,60 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     new S3FilesFileSystem(stack, 'Kept', { vpc });
     // WHEN synthesized
     const t = Template.fromStack(stack);
-    // THEN exactly one DeleteFileSystem statement, on the DESTROY file system's ARN only
-    const deletes = isCompleteStatements(t).filter((s) => JSON.stringify(s.Action).includes('s3files:DeleteFileSystem'));
+    // THEN exactly one DeleteFileSystem statement, on the DESTROY file system's ARN only, in that guard's policy
+    const deletes = handlerRoleStatements(t).filter(({ statement }) => JSON.stringify(statement.Action).includes('s3files:DeleteFileSystem'));
     expect(deletes).toEqual([{
-      Effect: 'Allow',
-      Action: 's3files:DeleteFileSystem',
-      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Gone/), 'FileSystemArn'] },
+      policy: expect.stringMatching(/^GoneDeleteGuard[0-9a-f]{8}Policy/),
+      statement: { Sid: 'DeleteFileSystem', Effect: 'Allow', Action: 's3files:DeleteFileSystem', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Gone/), 'FileSystemArn'] } },
     }]);
-    const allPolicies = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy').filter(([id]) => !id.startsWith('S3FilesMountTargetsWaiterProviderIsComplete')));
-    expect(allPolicies).not.toContain('s3files:DeleteFileSystem');
+    const others = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy').filter(([id]) => !/^GoneDeleteGuard/.test(id)));
+    expect(others).not.toContain('s3files:DeleteFileSystem');
     // AND both guards are served by the one provider
     const guards = resourcesOfType(t, 'Custom::S3FilesDeleteGuard');
     expect(guards.map(([, g]) => g.Properties.DeleteFileSystem).sort()).toEqual(['false', 'true']);
+  });
+
+  test.each([
+    ['applyRemovalPolicy', (fs: S3FilesFileSystem) => fs.applyRemovalPolicy(RemovalPolicy.DESTROY)],
+    ['RemovalPolicies.of(stack).destroy()', (fs: S3FilesFileSystem) => RemovalPolicies.of(Stack.of(fs)).destroy()],
+  ])('DESTROY set with %s after construction reaches the guard, the role, its policy and the bucket', (_how, apply) => {
+    // GIVEN a file system built with the default RETAIN
+    const { fs, template } = fileSystem();
+    // WHEN the policy is changed the standard CDK ways
+    apply(fs);
+    // THEN the guard deletes and empties, and everything follows the file system
+    const t = template();
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'true', EmptyBucket: 'true' });
+    for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'], ['AWS::S3::Bucket', 'FilesBucket']]) {
+      expect(byPrefix(t, type, prefix)[1]).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    }
+    expect(JSON.stringify(handlerRoleStatements(t))).toContain('s3files:DeleteFileSystem');
+  });
+
+  test.each([
+    ['applyRemovalPolicy', (fs: S3FilesFileSystem) => fs.applyRemovalPolicy(RemovalPolicy.RETAIN)],
+    ['RemovalPolicies.of(stack).retain()', (fs: S3FilesFileSystem) => RemovalPolicies.of(Stack.of(fs)).retain()],
+  ])('RETAIN set with %s over a DESTROY prop keeps the file system, its role and the bucket, and disarms the guard', (_how, apply) => {
+    // GIVEN a file system built with DESTROY
+    const { fs, template } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
+    // WHEN
+    apply(fs);
+    // THEN
+    const t = template();
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false', EmptyBucket: 'false' });
+    for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'], ['AWS::S3::Bucket', 'FilesBucket']]) {
+      expect(byPrefix(t, type, prefix)[1]).toMatchObject({ DeletionPolicy: 'Retain' });
+    }
+    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3files:DeleteFileSystem|s3:DeleteObject/);
+  });
+
+  test('SNAPSHOT is refused however it is set', () => {
+    // GIVEN / WHEN / THEN
+    expect(() => fileSystem({ removalPolicy: RemovalPolicy.SNAPSHOT })).toThrow(/invalid removalPolicy "SNAPSHOT"/);
+    expect(() => fileSystem().fs.applyRemovalPolicy(RemovalPolicy.SNAPSHOT)).toThrow(/invalid applyRemovalPolicy "SNAPSHOT": S3 Files file systems have no snapshots/);
+    const { stack, template } = fileSystem();
+    RemovalPolicies.of(stack).snapshot();
+    expect(() => template()).toThrow(/invalid removal policy SNAPSHOT \(set on the file system after construction\)/);
   });
 
   test('the waiter no longer approximates export with a settle period', () => {

@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../src';
+import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../src';
 import { byPrefix, FN, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
 function mounted(props: Partial<S3FilesMountedFunctionProps> = {}, stack: Stack = newStack()) {
@@ -61,8 +61,9 @@ describe('S3FilesMountedFunction: defaults', () => {
     const ids = Object.keys(template().toJSON().Resources);
     expect(ids).toEqual(expect.arrayContaining([
       expect.stringMatching(/^ProcessorFileSystem[0-9A-F]{8}$/),
-      expect.stringMatching(/^ProcessorFileSystemAccessPoint[0-9A-F]{8}$/),
-      expect.stringMatching(/^ProcessorFileSystemMountTarget1[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorAccessPoint[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemMountTargetAz1[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemClientSecurityGroup[0-9A-F]{8}$/),
       expect.stringMatching(/^ProcessorFileSystemMountTargetsAvailable[0-9A-F]{8}$/),
       expect.stringMatching(/^ProcessorFileSystemServiceRole[0-9A-F]{8}$/),
       expect.stringMatching(/^ProcessorFileSystemBucket[0-9A-F]{8}$/),
@@ -105,81 +106,78 @@ describe('S3FilesMountedFunction: defaults', () => {
     });
   });
 
-  test('the file system policy allows exactly the function role, through its access point, and denies non-TLS', () => {
+  test('the function role carries the client tag the file system policy requires; the policy names no function', () => {
     // GIVEN / WHEN
-    const { template } = mounted();
-    // THEN
-    const statements = fileSystemPolicyStatements(template());
-    expect(statements).toHaveLength(2);
-    expect(statements[0]).toMatchObject({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
-    expect(statements[1]).toMatchObject({
-      Effect: 'Allow',
-      Principal: { AWS: { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorServiceRole/), 'Arn'] } },
-      Action: ['s3files:ClientMount', 's3files:ClientWrite'],
-    });
-  });
-
-  test('mount-target security group: inbound TCP 2049 only from the function security group', () => {
-    // GIVEN / WHEN
-    const { template } = mounted();
+    const { template, fn } = mounted();
     // THEN
     const t = template();
-    const [mtSgId, mtSg] = byPrefix(t, 'AWS::EC2::SecurityGroup', 'ProcessorFileSystemMountTargetSecurityGroup');
-    expect(mtSg.Properties.SecurityGroupIngress).toBeUndefined();
-    const ingress = resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress');
-    expect(ingress).toHaveLength(1);
-    expect(ingress[0][1].Properties).toEqual({
-      Description: expect.any(String),
-      GroupId: { 'Fn::GetAtt': [mtSgId, 'GroupId'] },
-      SourceSecurityGroupId: { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorSecurityGroup/), 'GroupId'] },
-      IpProtocol: 'tcp',
-      FromPort: 2049,
-      ToPort: 2049,
-    });
+    expect(fileSystemPolicyStatements(t).map((st) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyClientsWithoutClientTag']);
+    expect(JSON.stringify(fileSystemPolicyStatements(t))).not.toContain('ProcessorServiceRole');
+    const [, role] = byPrefix(t, 'AWS::IAM::Role', 'ProcessorServiceRole');
+    expect(role.Properties.Tags).toEqual([{ Key: fn.fileSystem.clientTagKey, Value: 'true' }]);
   });
 
-  test('opens NFS without a pointless egress rule (no warning) and is created after its ingress rule', () => {
-    // GIVEN / WHEN a function with the default (allow-all-outbound) security group
-    const { stack, template } = mounted();
-    // THEN aws-cdk-lib has no ignored egress rule to warn about
-    expect(warnings(stack).filter((w) => /Ignoring Egress rule/.test(w))).toEqual([]);
+  test('joins the file system\'s client security group, next to its own; no rule names the function', () => {
+    // GIVEN / WHEN
+    const { template, stack } = mounted();
+    // THEN the function has its own group (all outbound) and the client group
     const t = template();
-    expect(resourcesOfType(t, 'AWS::EC2::SecurityGroupEgress')).toHaveLength(0);
-    // AND the function waits for the rule that lets it reach the mount targets
-    const [ruleId] = resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress')[0];
     const [, fn] = byPrefix(t, 'AWS::Lambda::Function', 'Processor');
-    expect(fn.DependsOn).toContain(ruleId);
+    expect(fn.Properties.VpcConfig.SecurityGroupIds).toEqual([
+      { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorSecurityGroup/), 'GroupId'] },
+      { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorFileSystemClientSecurityGroup/), 'GroupId'] },
+    ]);
+    // AND the only NFS rules are the file system's own pair, which name the client group
+    const rules = [...resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress'), ...resourcesOfType(t, 'AWS::EC2::SecurityGroupEgress')];
+    expect(rules).toHaveLength(2);
+    expect(JSON.stringify(rules)).not.toMatch(/ProcessorSecurityGroup/);
+    expect(warnings(stack).filter((w) => /Ignoring Egress rule/.test(w))).toEqual([]);
   });
 
-  test('each function waits only for its own NFS rule, so DependsOn stays linear in the function count', () => {
-    // GIVEN three functions sharing one file system (one mount-target security group)
-    const stack = newStack();
-    const fileSystem = new S3FilesFileSystem(stack, 'Shared', { vpc: isolatedVpc(stack) });
-    // WHEN
-    for (const id of ['A', 'B', 'C']) new S3FilesMountedFunction(stack, id, { ...FN, fileSystem });
-    // THEN every function depends on exactly one ingress rule: the one from its own group
-    const t = Template.fromStack(stack);
-    const rules = resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress');
-    expect(rules).toHaveLength(3);
-    for (const id of ['A', 'B', 'C']) {
-      const [, fn] = byPrefix(t, 'AWS::Lambda::Function', id);
-      const ruleDeps = rules.filter(([ruleId]) => fn.DependsOn.includes(ruleId));
-      expect(ruleDeps).toHaveLength(1);
-      expect(ruleDeps[0][1].Properties.SourceSecurityGroupId['Fn::GetAtt'][0]).toMatch(new RegExp(`^${id}SecurityGroup`));
+  test('any number of functions costs no further security-group rule or policy statement', () => {
+    // GIVEN one file system
+    const counts: number[][] = [];
+    for (const n of [1, 5]) {
+      const stack = newStack();
+      const fileSystem = new S3FilesFileSystem(stack, 'Shared', { vpc: isolatedVpc(stack) });
+      // WHEN n functions mount it
+      for (let i = 0; i < n; i++) new S3FilesMountedFunction(stack, `F${i}`, { ...FN, fileSystem });
+      const t = Template.fromStack(stack);
+      counts.push([
+        resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress').length,
+        fileSystemPolicyStatements(t).length,
+        JSON.stringify(fileSystemPolicyStatements(t)).length,
+      ]);
     }
+    // THEN rules, statements and policy size are the same for 1 and 5 functions
+    expect(counts[1]).toEqual(counts[0]);
+    expect(counts[0].slice(0, 2)).toEqual([1, 2]);
   });
 
-  test('a security group without allow-all outbound also gets the NFS egress rule', () => {
+  test('a function that already has five security groups gets a clear error', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const securityGroups = [1, 2, 3, 4, 5].map((i) => new ec2.SecurityGroup(stack, `Sg${i}`, { vpc }));
+    // WHEN / THEN
+    expect(() => mounted({ vpc, securityGroups }, stack))
+      .toThrow(/TestStack\/Processor: invalid securityGroups .*with the file system's client security group the function has 6, and Lambda allows at most 5. Fix: pass at most 4 security groups/);
+  });
+
+  test('a security group without allow-all outbound still reaches NFS through the client group', () => {
     // GIVEN a function in a restrictive security group of the shared VPC
     const stack = newStack();
     const vpc = isolatedVpc(stack);
     const securityGroup = new ec2.SecurityGroup(stack, 'Restrictive', { vpc, allowAllOutbound: false });
     // WHEN
     mounted({ vpc, securityGroups: [securityGroup] }, stack);
-    // THEN it may send NFS to the mount-target group, and nothing else was opened
+    // THEN the client group it joins carries the NFS egress; its own group was not opened
     const egress = resourcesOfType(Template.fromStack(stack), 'AWS::EC2::SecurityGroupEgress');
     expect(egress).toHaveLength(1);
-    expect(egress[0][1].Properties).toMatchObject({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 });
+    expect(egress[0][1].Properties).toMatchObject({
+      IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      GroupId: { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorFileSystemClientSecurityGroup/), 'GroupId'] },
+    });
   });
 
   test('direct reads get s3:GetObject(Version) under the access point directory only', () => {
@@ -209,7 +207,6 @@ describe('S3FilesMountedFunction: options', () => {
     // THEN
     const t = template();
     expect(JSON.stringify(roleStatements(t, 'Processor'))).not.toContain('ClientWrite');
-    expect(JSON.stringify(fileSystemPolicyStatements(t))).not.toContain('ClientWrite');
     expect(JSON.stringify(roleStatements(t, 'Processor'))).toContain('s3files:ClientMount');
   });
 
@@ -219,7 +216,6 @@ describe('S3FilesMountedFunction: options', () => {
     // THEN
     const mount = roleStatements(template(), 'Processor').find((s: any) => JSON.stringify(s.Action).includes('s3files:'));
     expect(mount.Action).toEqual(['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
-    expect(fileSystemPolicyStatements(template())[1].Action).toEqual(['s3files:ClientMount', 's3files:ClientRootAccess', 's3files:ClientWrite']);
   });
 
   test('readOnly with rootAccess deploys with a warning', () => {
@@ -279,9 +275,9 @@ describe('S3FilesMountedFunction: sharing', () => {
       const [, fn] = byPrefix(t, 'AWS::Lambda::Function', `${id}`);
       expect(fn.Properties.FileSystemConfigs[0].Arn).toEqual({ 'Fn::GetAtt': [apId, 'AccessPointArn'] });
     }
-    expect(resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(2);
-    const allows = fileSystemPolicyStatements(t).filter(s => s.Effect === 'Allow');
-    expect(allows.map(s => s.Action)).toEqual([['s3files:ClientMount', 's3files:ClientWrite'], 's3files:ClientMount']);
+    expect(resourcesOfType(t, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(1);
+    const writes = ['Writer', 'Reader'].map((id) => JSON.stringify(roleStatements(t, id)).includes('s3files:ClientWrite'));
+    expect(writes).toEqual([true, false]);
   });
 
   test('two functions share one file system, each with its own access point', () => {
@@ -295,7 +291,8 @@ describe('S3FilesMountedFunction: sharing', () => {
     expect(a.accessPoint).not.toBe(b.accessPoint);
     const t = Template.fromStack(stack);
     const apIds = resourcesOfType(t, 'AWS::S3Files::AccessPoint').map(([id]) => id);
-    expect(apIds).toEqual([expect.stringMatching(/^FilesAAccessPoint/), expect.stringMatching(/^FilesBAccessPoint/)]);
+    // beside each function, named after it
+    expect(apIds).toEqual([expect.stringMatching(/^AAccessPoint/), expect.stringMatching(/^BAccessPoint/)]);
     t.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { AccessPointIds: apIds.map(id => ({ 'Fn::GetAtt': [id, 'AccessPointId'] })) });
   });
 
@@ -307,8 +304,8 @@ describe('S3FilesMountedFunction: sharing', () => {
     new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeA', { vpc: fs.vpc }), 'Fn', { ...FN, fileSystem: fs });
     new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeB', { vpc: fs.vpc }), 'Fn', { ...FN, fileSystem: fs });
     // THEN
-    expect(fs.node.tryFindChild('FnAccessPoint')).toBeDefined();
-    expect(fs.node.tryFindChild('FnAccessPoint2')).toBeDefined();
+    expect(stack.node.findChild('ScopeA').node.tryFindChild('FnAccessPoint')).toBeInstanceOf(S3FilesAccessPoint);
+    expect(stack.node.findChild('ScopeB').node.tryFindChild('FnAccessPoint')).toBeInstanceOf(S3FilesAccessPoint);
   });
 });
 

@@ -153,13 +153,17 @@ export function validateWholeDays(scope: IConstruct, prop: string, duration: Dur
   return days;
 }
 
-/** The waiter timeout: 1 minute to 2 hours (the provider's totalTimeout). */
+/** Longest availabilityTimeout: CloudFormation's one-hour custom-resource limit less a 5-minute margin. */
+export const MAX_AVAILABILITY_TIMEOUT_SECONDS = 3300;
+
+/** The waiter timeout: 1 to 55 minutes (it must end inside CloudFormation's one-hour custom-resource limit). */
 export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration): number {
   requireKind(scope, 'availabilityTimeout', timeout, 'toSeconds', 'Duration.minutes(20)');
   const seconds = timeout.toSeconds({ integral: false });
   if (Token.isUnresolved(seconds)) return seconds;
-  if (seconds < 60 || seconds > 7200) {
-    invalid(scope, 'availabilityTimeout', timeout, 'it must be between 1 minute and 2 hours (the custom-resource provider stops at 2 hours)', 'use e.g. Duration.minutes(20)');
+  if (seconds < 60 || seconds > MAX_AVAILABILITY_TIMEOUT_SECONDS) {
+    invalid(scope, 'availabilityTimeout', timeout, 'it must be between 1 and 55 minutes: CloudFormation gives a custom resource at most one hour, and the waiter needs a few minutes of it to report',
+      'use e.g. Duration.minutes(20); mount targets usually take 3-5 minutes');
   }
   return Math.ceil(seconds);
 }

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -12,6 +12,22 @@ import { WaitForAvailableOnEventFunction } from './wait-for-available-on-event-f
 export const WAITER_RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
 /** CloudFormation type of the delete guard, served by the same provider (shared with the handlers). */
 export const DELETE_GUARD_RESOURCE_TYPE = 'Custom::S3FilesDeleteGuard';
+
+/** CloudFormation waits at most this long for a custom resource (its `ServiceTimeout` ceiling). */
+export const CUSTOM_RESOURCE_MAX_SECONDS = 3600;
+/** Time a waiter gets beyond its own timeout: its last poll and the framework's response. */
+const WAITER_SERVICE_MARGIN_SECONDS = 300;
+
+/**
+ * `ServiceTimeout` of a waiter: its handler timeout plus a margin, within CloudFormation's hour.
+ * A token timeout gets the full hour.
+ */
+export function waiterServiceTimeout(timeoutSeconds: number): Duration {
+  const seconds = Token.isUnresolved(timeoutSeconds)
+    ? CUSTOM_RESOURCE_MAX_SECONDS
+    : Math.min(CUSTOM_RESOURCE_MAX_SECONDS, timeoutSeconds + WAITER_SERVICE_MARGIN_SECONDS);
+  return Duration.seconds(seconds);
+}
 
 /** Actions the isComplete handler needs to read a file system, its mount targets and access points. */
 export const WAITER_READ_ACTIONS = [
@@ -65,8 +81,8 @@ export class S3FilesWaiterProvider extends Construct {
       onEventHandler: this.onEventFunction,
       isCompleteHandler: this.isCompleteFunction,
       queryInterval: Duration.seconds(10),
-      // The per-resource availabilityTimeout is enforced by the handler; this is the ceiling.
-      totalTimeout: Duration.hours(2),
+      // The per-resource timeouts are enforced by the handlers; CloudFormation's hour is the ceiling.
+      totalTimeout: Duration.seconds(CUSTOM_RESOURCE_MAX_SECONDS),
     });
     this.serviceToken = provider.serviceToken;
 
@@ -100,17 +116,6 @@ export class S3FilesWaiterProvider extends Construct {
     this.isCompleteFunction.addToRolePolicy(statement);
     acknowledge(this, `AwsSolutions-IAM5[${findingResource(this, `${fileSystemArn}/access-point/*`)}]`,
       'Only access points of this one file system: their ids exist only after creation, and naming them would make them depend on this role, which the delete guard they depend on needs (a cycle).');
-  }
-
-  /**
-   * Lets the delete guard (isComplete) delete one file system: only that ARN, only for
-   * RemovalPolicy.DESTROY. Never `forceDelete` (the handler does not use it).
-   */
-  public grantDeleteFileSystem(fileSystemArn: string): void {
-    this.isCompleteFunction.addToRolePolicy(new iam.PolicyStatement({
-      actions: ['s3files:DeleteFileSystem'],
-      resources: [fileSystemArn],
-    }));
   }
 
   /** Lets onEvent read the versioning status of an imported bucket. */
