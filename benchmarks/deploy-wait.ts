@@ -115,7 +115,8 @@ export async function runDeployWait(options: DeployWaitOptions = {}): Promise<De
           TimeoutSeconds: '1200',
         },
       };
-      const deps = { client, now: () => virtualNow, log: silent };
+      // The waiter never touches S3 (only the delete guard does).
+      const deps = { client, s3: undefined as never, now: () => virtualNow, log: silent };
       const onEventResult = await handleOnEvent(request, { s3: undefined as never, now: () => virtualNow, log: silent });
       const event: IsCompleteRequest = { ...request, ...onEventResult };
 

@@ -883,7 +883,9 @@ function kmsKeyWildcard(stack: Stack): string {
  * Resources and conditions for a KMS statement: the key ARN, or for an alias, any key of this
  * account and region that carries the alias (`kms:ResourceAliases`).
  */
-function kmsKeyGrant(key: kms.IKey, conditions: Record<string, Record<string, unknown>>): { resources: string[]; conditions: Record<string, Record<string, unknown>> } {
+type Conditions = Record<string, Record<string, unknown>>;
+
+function kmsKeyGrant(key: kms.IKey, conditions: Conditions): { resources: string[]; conditions: Conditions } {
   if (!isAlias(key)) return { resources: [key.keyArn], conditions };
   const alias = (key as Partial<kms.IAlias>).aliasName ?? key.keyArn.replace(/^.*:alias\//, 'alias/');
   return {

@@ -330,13 +330,17 @@ describe('S3FilesFileSystem: mount targets', () => {
     expect(clientSg.Properties.SecurityGroupEgress).toBeUndefined(); // its one egress rule is the NFS rule below
     const [, ingress] = only(t, 'AWS::EC2::SecurityGroupIngress');
     expect(ingress.Properties).toMatchObject({
-      IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      IpProtocol: 'tcp',
+      FromPort: 2049,
+      ToPort: 2049,
       GroupId: { 'Fn::GetAtt': [mtSgId, 'GroupId'] },
       SourceSecurityGroupId: { 'Fn::GetAtt': [clientSgId, 'GroupId'] },
     });
     const [, egress] = only(t, 'AWS::EC2::SecurityGroupEgress');
     expect(egress.Properties).toMatchObject({
-      IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      IpProtocol: 'tcp',
+      FromPort: 2049,
+      ToPort: 2049,
       GroupId: { 'Fn::GetAtt': [clientSgId, 'GroupId'] },
       DestinationSecurityGroupId: { 'Fn::GetAtt': [mtSgId, 'GroupId'] },
     });

@@ -175,7 +175,9 @@ describe('S3FilesMountedFunction: defaults', () => {
     const egress = resourcesOfType(Template.fromStack(stack), 'AWS::EC2::SecurityGroupEgress');
     expect(egress).toHaveLength(1);
     expect(egress[0][1].Properties).toMatchObject({
-      IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049,
+      IpProtocol: 'tcp',
+      FromPort: 2049,
+      ToPort: 2049,
       GroupId: { 'Fn::GetAtt': [expect.stringMatching(/^ProcessorFileSystemClientSecurityGroup/), 'GroupId'] },
     });
   });

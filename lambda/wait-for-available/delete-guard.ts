@@ -1,24 +1,50 @@
-import { DeleteFileSystemCommand, GetFileSystemCommand } from '@aws-sdk/client-s3files';
+import { DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteFileSystemCommand, GetFileSystemCommand, paginateListAccessPoints, paginateListFileSystems, paginateListMountTargets,
+  S3FilesClient,
+} from '@aws-sdk/client-s3files';
 import { describeError, isNotFound, isTransient } from './errors';
 import { InvalidPropertyError, MAX_TIMEOUT_SECONDS, show } from './props';
-import type { IsCompleteResult, WaiterDeps, WaitLogger } from './waiter';
+import type { IsCompleteResult, WaitLogger } from './waiter';
 
 /**
  * `Custom::S3FilesDeleteGuard`: sits between a file system and everything that uses it (mount
- * targets, access points, policy). On stack deletion it runs after those are gone and deletes the
- * file system itself, without forceDelete, retrying while the service refuses because writes are
- * still pending export to S3. CloudFormation's own delete of the file system then finds it gone.
+ * targets, access points, policy). On deletion it runs after those are gone and, for
+ * RemovalPolicy.DESTROY, deletes the file system itself without forceDelete, retrying while the
+ * service refuses because writes are still pending export to S3; then, for a bucket the construct
+ * created, waits until the bucket is detached and empties it, so CloudFormation can delete it.
  */
 export const GUARD_RESOURCE_TYPE = 'Custom::S3FilesDeleteGuard';
 
-/** Default bound on the wait: thirty export cycles of ~60 s. */
+/** Default bound on the export wait: thirty export cycles of ~60 s. */
 export const DEFAULT_GUARD_TIMEOUT_SECONDS = 1800;
+/** Default bound on the whole Delete (export wait, detachment, emptying): inside CloudFormation's hour. */
+export const DEFAULT_GUARD_TOTAL_SECONDS = 3300;
+/**
+ * Mount targets or access points that are not being deleted block the deletion. The stack deletes
+ * its own before the guard runs, so after this grace the remaining ones were made outside the stack.
+ */
+export const BLOCKER_GRACE_SECONDS = 120;
+/** Time one poll spends deleting object versions before it hands back to the provider. */
+const EMPTY_SLICE_MS = 25_000;
 
 export interface DeleteGuardProps {
   readonly fileSystemId: string;
   /** "true" only for RemovalPolicy.DESTROY; with RETAIN the guard never deletes anything. */
   readonly deleteFileSystem: boolean;
   readonly deleteTimeoutSeconds: number;
+  readonly totalTimeoutSeconds: number;
+  /** The file system's bucket (ARN). */
+  readonly bucketArn?: string;
+  /** Empty the bucket once detached: only for a bucket the construct created, with DESTROY. */
+  readonly emptyBucket: boolean;
+}
+
+export interface GuardDeps {
+  readonly client: S3FilesClient;
+  readonly s3: S3Client;
+  readonly now: () => number;
+  readonly log: WaitLogger;
 }
 
 /** Fails the stack deletion; the message is what CloudFormation shows. */
@@ -29,6 +55,25 @@ export class DeleteGuardError extends Error {
   }
 }
 
+function parseSeconds(props: Record<string, unknown>, name: string, fallback: number): number {
+  const raw = props[name];
+  if (raw === undefined || raw === '') return fallback;
+  const text = String(raw).trim();
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_SECONDS) {
+    throw new InvalidPropertyError(`"${name}" must be a whole number between 1 and ${MAX_TIMEOUT_SECONDS}, got ${show(raw)}.`);
+  }
+  return value;
+}
+
+function parseFlag(props: Record<string, unknown>, name: string): boolean {
+  const flag = props[name];
+  if (flag !== undefined && flag !== 'true' && flag !== 'false' && flag !== true && flag !== false) {
+    throw new InvalidPropertyError(`"${name}" must be "true" or "false", got ${show(flag)}.`);
+  }
+  return flag === 'true' || flag === true;
+}
+
 /** Strict parse (Create/Update): bad properties fail the deployment with the property named. */
 export function parseGuardProps(input: Record<string, unknown> | undefined): DeleteGuardProps {
   const props = input ?? {};
@@ -36,20 +81,22 @@ export function parseGuardProps(input: Record<string, unknown> | undefined): Del
   if (typeof fs !== 'string' || fs.trim() === '') {
     throw new InvalidPropertyError(`"FileSystemId" is required by ${GUARD_RESOURCE_TYPE}, got ${show(fs)}.`);
   }
-  const flag = props.DeleteFileSystem;
-  if (flag !== undefined && flag !== 'true' && flag !== 'false' && flag !== true && flag !== false) {
-    throw new InvalidPropertyError(`"DeleteFileSystem" must be "true" or "false", got ${show(flag)}.`);
+  const bucketArn = props.BucketArn;
+  if (bucketArn !== undefined && (typeof bucketArn !== 'string' || !/^arn:[\w-]+:s3:::[^/]+$/.test(bucketArn))) {
+    throw new InvalidPropertyError(`"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got ${show(bucketArn)}.`);
   }
-  const rawTimeout = props.DeleteTimeoutSeconds;
-  let timeout = DEFAULT_GUARD_TIMEOUT_SECONDS;
-  if (rawTimeout !== undefined && rawTimeout !== '') {
-    const text = String(rawTimeout).trim();
-    timeout = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_SECONDS) {
-      throw new InvalidPropertyError(`"DeleteTimeoutSeconds" must be a whole number between 1 and ${MAX_TIMEOUT_SECONDS}, got ${show(rawTimeout)}.`);
-    }
+  const emptyBucket = parseFlag(props, 'EmptyBucket');
+  if (emptyBucket && bucketArn === undefined) {
+    throw new InvalidPropertyError('"EmptyBucket" is "true" but "BucketArn" is missing: pass the bucket to empty.');
   }
-  return { fileSystemId: fs.trim(), deleteFileSystem: flag === 'true' || flag === true, deleteTimeoutSeconds: timeout };
+  return {
+    fileSystemId: fs.trim(),
+    deleteFileSystem: parseFlag(props, 'DeleteFileSystem'),
+    deleteTimeoutSeconds: parseSeconds(props, 'DeleteTimeoutSeconds', DEFAULT_GUARD_TIMEOUT_SECONDS),
+    totalTimeoutSeconds: parseSeconds(props, 'TotalTimeoutSeconds', DEFAULT_GUARD_TOTAL_SECONDS),
+    bucketArn: bucketArn as string | undefined,
+    emptyBucket,
+  };
 }
 
 /**
@@ -77,52 +124,153 @@ export function isPendingExport(error: unknown): boolean {
   return isConflict(error) && (e?.errorCode === 'FileSystemHasPendingExport' || /pending export/i.test(e?.message ?? ''));
 }
 
-/**
- * One poll of the guard's Delete. Done when the file system is gone (404 or `deleted`). Otherwise
- * asks for the deletion (never forceDelete) and waits while the service refuses with a conflict
- * (pending export, or a mount target still on its way out) or is briefly unavailable. Fails, keeping
- * the file system, after `deleteTimeoutSeconds` or on a non-retryable error.
- */
-export async function deleteWhenExported(deps: WaiterDeps, props: DeleteGuardProps, startedAtMs: number): Promise<IsCompleteResult> {
+/** Mount targets and access points of the file system that are not on their way out. */
+export async function findBlockers(client: S3FilesClient, fileSystemId: string): Promise<string[]> {
+  const leaving = new Set(['deleting', 'deleted']);
+  const blockers: string[] = [];
+  for await (const page of paginateListMountTargets({ client, pageSize: 100 }, { fileSystemId })) {
+    for (const mt of page.mountTargets ?? []) {
+      if (!leaving.has(mt.status ?? '')) blockers.push(`mount target ${mt.mountTargetId} (${mt.status}${mt.subnetId ? `, subnet ${mt.subnetId}` : ''})`);
+    }
+  }
+  for await (const page of paginateListAccessPoints({ client, pageSize: 100 }, { fileSystemId })) {
+    for (const ap of page.accessPoints ?? []) {
+      if (!leaving.has(ap.status ?? '')) blockers.push(`access point ${ap.accessPointId} (${ap.status})`);
+    }
+  }
+  return blockers;
+}
+
+type Step = { readonly done: true } | { readonly done: false; readonly reason: string; readonly pendingExport?: boolean };
+
+/** Deletes the file system (never forceDelete); done once it is gone. */
+async function deleteFileSystemStep(deps: GuardDeps, props: DeleteGuardProps, elapsedMs: number): Promise<Step> {
   const fs = props.fileSystemId;
-  const elapsedMs = deps.now() - startedAtMs;
-  let reason: string;
   try {
     const current = await deps.client.send(new GetFileSystemCommand({ fileSystemId: fs }));
-    if (current.status === 'deleted') {
-      deps.log.info('File system deleted', { fileSystemId: fs });
-      return { IsComplete: true };
-    }
-    if (current.status === 'deleting') {
-      reason = 'the file system is still being deleted';
-    } else {
-      await deps.client.send(new DeleteFileSystemCommand({ fileSystemId: fs }));
-      deps.log.info('DeleteFileSystem accepted: no export pending', { fileSystemId: fs, elapsedSeconds: Math.round(elapsedMs / 1000) });
-      reason = 'the deletion was accepted and is in progress';
-    }
+    if (current.status === 'deleted') return { done: true };
+    if (current.status === 'deleting') return { done: false, reason: 'the file system is still being deleted' };
+    await deps.client.send(new DeleteFileSystemCommand({ fileSystemId: fs }));
+    deps.log.info('DeleteFileSystem accepted: no export pending', { fileSystemId: fs, elapsedSeconds: Math.round(elapsedMs / 1000) });
+    return { done: false, reason: 'the deletion was accepted and is in progress' };
   } catch (error) {
-    if (isNotFound(error)) {
-      deps.log.info('File system no longer exists', { fileSystemId: fs });
-      return { IsComplete: true };
-    }
+    if (isNotFound(error)) return { done: true };
     if (isPendingExport(error)) {
-      reason = `the service reports data pending export to S3 (${describeError(error)})`;
-    } else if (isConflict(error)) {
-      reason = `the service refused the deletion for now (${describeError(error)})`;
-    } else if (isTransient(error)) {
-      reason = `the last call failed with ${describeError(error)}`;
-    } else {
-      throw new DeleteGuardError(`could not delete file system ${fs}: ${describeError(error)}. The file system is kept, `
-        + 'so no unexported write is lost. Check that the waiter role may call s3files:GetFileSystem and '
-        + 's3files:DeleteFileSystem on it, then retry the stack deletion.');
+      return { done: false, pendingExport: true, reason: `the service reports data pending export to S3 (${describeError(error)})` };
     }
+    if (isConflict(error)) return conflictStep(deps, props, error, elapsedMs);
+    if (isTransient(error)) return { done: false, reason: `the last call failed with ${describeError(error)}` };
+    throw new DeleteGuardError(`could not delete file system ${fs}: ${describeError(error)}. The file system is kept, `
+      + 'so no unexported write is lost. Check that the delete guard\'s policy (on the waiter\'s isComplete role) allows '
+      + 's3files:GetFileSystem and s3files:DeleteFileSystem on it, then retry the stack deletion.');
   }
-  if (elapsedMs >= props.deleteTimeoutSeconds * 1000) {
-    throw new DeleteGuardError(`file system ${fs} is still not deleted after waiting ${Math.round(elapsedMs / 1000)} s `
-      + `(limit ${props.deleteTimeoutSeconds} s): ${reason}. Nothing was force-deleted, so no unexported write is lost. `
-      + 'To finish: wait until its PendingExports metric is 0, then retry the stack deletion. To discard the unexported '
-      + `writes instead, delete it yourself with forceDelete (aws s3files delete-file-system --file-system-id ${fs} --force-delete) and retry.`);
+}
+
+/** A conflict that is not about exports: say what blocks, and stop waiting for what will not go away. */
+async function conflictStep(deps: GuardDeps, props: DeleteGuardProps, error: unknown, elapsedMs: number): Promise<Step> {
+  const fs = props.fileSystemId;
+  let blockers: string[];
+  try {
+    blockers = await findBlockers(deps.client, fs);
+  } catch (listError) {
+    if (!isTransient(listError)) throw listError;
+    return { done: false, reason: `the service refused the deletion for now (${describeError(error)})` };
   }
-  deps.log.info('Waiting to delete the file system', { fileSystemId: fs, elapsedSeconds: Math.round(elapsedMs / 1000), reason });
-  return { IsComplete: false };
+  if (blockers.length === 0) {
+    return { done: false, reason: `the service refused the deletion for now (${describeError(error)}); its mount targets and access points are on their way out` };
+  }
+  if (elapsedMs >= BLOCKER_GRACE_SECONDS * 1000) {
+    throw new DeleteGuardError(`file system ${fs} cannot be deleted: it still has ${blockers.join('; ')}. This stack deletes its own `
+      + 'mount targets and access points before this guard runs, so these were created outside it. Nothing was deleted. '
+      + 'To finish: delete them (aws s3files delete-mount-target / delete-access-point), then retry the stack deletion.');
+  }
+  return { done: false, reason: `the service refused the deletion: the file system still has ${blockers.join('; ')}` };
+}
+
+function bucketNameOf(bucketArn: string): string {
+  return bucketArn.slice(bucketArn.indexOf(':::') + 3);
+}
+
+/** The bucket stays attached (BucketHasS3FileSystemAttached) for a while after the file system is deleted. */
+async function stillAttached(client: S3FilesClient, props: DeleteGuardProps): Promise<boolean> {
+  for await (const page of paginateListFileSystems({ client, pageSize: 100 }, { bucket: props.bucketArn })) {
+    if ((page.fileSystems ?? []).some((f) => f.fileSystemId === props.fileSystemId)) return true;
+  }
+  return false;
+}
+
+/** Deletes object versions and delete markers for up to `sliceMs`; true once the bucket is empty. */
+export async function emptyBucketSlice(
+  s3: S3Client, bucket: string, now: () => number, sliceMs = EMPTY_SLICE_MS,
+): Promise<{ empty: boolean; deleted: number }> {
+  const stopAt = now() + sliceMs;
+  let deleted = 0;
+  do {
+    // Always from the start: what was deleted is gone, so the first page is what remains.
+    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }));
+    const objects = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]
+      .map((v) => ({ Key: v.Key!, VersionId: v.VersionId }));
+    if (objects.length === 0) return { empty: true, deleted };
+    const result = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
+    if (result.Errors?.length) {
+      const first = result.Errors[0];
+      throw new DeleteGuardError(`could not empty bucket ${bucket}: ${result.Errors.length} object versions were not deleted `
+        + `(first: ${first.Key} ${first.VersionId ?? ''}: ${first.Code} ${first.Message}). The bucket is kept; fix the cause and retry the stack deletion.`);
+    }
+    deleted += objects.length;
+    // What was listed is gone; without a further page the bucket is now empty.
+    if (!page.IsTruncated) return { empty: true, deleted };
+  } while (now() < stopAt);
+  return { empty: false, deleted };
+}
+
+/**
+ * One poll of the guard's Delete (DESTROY). Deletes the file system, retrying while exports are
+ * pending (up to `deleteTimeoutSeconds`); then, for a created bucket, waits for detachment and
+ * empties it. Fails, keeping what is left, at `totalTimeoutSeconds` or on a non-retryable error.
+ */
+export async function guardDelete(deps: GuardDeps, props: DeleteGuardProps, startedAtMs: number): Promise<IsCompleteResult> {
+  const fs = props.fileSystemId;
+  const elapsedMs = deps.now() - startedAtMs;
+  const elapsed = Math.round(elapsedMs / 1000);
+  const deleted = await deleteFileSystemStep(deps, props, elapsedMs);
+  if (!deleted.done) {
+    if (elapsedMs >= props.deleteTimeoutSeconds * 1000 || elapsedMs >= props.totalTimeoutSeconds * 1000) {
+      const limit = Math.min(props.deleteTimeoutSeconds, props.totalTimeoutSeconds);
+      const finish = deleted.pendingExport
+        ? 'To finish: wait until its PendingExports metric is 0, then retry the stack deletion. To discard the unexported '
+          + `writes instead, delete it yourself with forceDelete (aws s3files delete-file-system --file-system-id ${fs} --force-delete) and retry.`
+        : 'To finish: check the file system in the S3 console, then retry the stack deletion.';
+      throw new DeleteGuardError(`file system ${fs} is still not deleted after waiting ${elapsed} s (limit ${limit} s): ${deleted.reason}. `
+        + `Nothing was force-deleted, so no unexported write is lost. ${finish}`);
+    }
+    deps.log.info('Waiting to delete the file system', { fileSystemId: fs, elapsedSeconds: elapsed, reason: deleted.reason });
+    return { IsComplete: false };
+  }
+  deps.log.info('File system deleted', { fileSystemId: fs, elapsedSeconds: elapsed });
+  if (!props.emptyBucket || !props.bucketArn) return { IsComplete: true };
+
+  const bucket = bucketNameOf(props.bucketArn);
+  const overTotal = (what: string) => new DeleteGuardError(`file system ${fs} is deleted, but ${what} after ${elapsed} s `
+    + `(limit ${props.totalTimeoutSeconds} s). The bucket ${bucket} and its objects are kept. To finish: empty the bucket `
+    + '(aws s3 rm with --recursive, and its object versions) and retry the stack deletion.');
+  try {
+    if (await stillAttached(deps.client, props)) {
+      if (elapsedMs >= props.totalTimeoutSeconds * 1000) throw overTotal('the bucket is still attached to it');
+      deps.log.info('Waiting for the bucket to be detached before emptying it', { fileSystemId: fs, bucket, elapsedSeconds: elapsed });
+      return { IsComplete: false };
+    }
+    const slice = await emptyBucketSlice(deps.s3, bucket, deps.now);
+    deps.log.info(slice.empty ? 'Bucket emptied' : 'Emptying the bucket', { bucket, deletedVersions: slice.deleted, elapsedSeconds: elapsed });
+    if (!slice.empty && elapsedMs >= props.totalTimeoutSeconds * 1000) throw overTotal('the bucket is still not empty');
+    return { IsComplete: slice.empty };
+  } catch (error) {
+    if (error instanceof DeleteGuardError) throw error;
+    if (!isTransient(error)) {
+      throw new DeleteGuardError(`file system ${fs} is deleted, but its bucket ${bucket} could not be emptied: ${describeError(error)}. `
+        + 'The bucket is kept. Check the guard\'s policy (s3files:ListFileSystems, s3:ListBucketVersions, s3:DeleteObjectVersion), then retry the stack deletion.');
+    }
+    deps.log.warn('Transient error while emptying the bucket; will retry on the next poll', { bucket, error: describeError(error) });
+    return { IsComplete: false };
+  }
 }

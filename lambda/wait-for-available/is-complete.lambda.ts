@@ -1,15 +1,19 @@
+import { S3Client } from '@aws-sdk/client-s3';
 import { S3FilesClient } from '@aws-sdk/client-s3files';
 import type { Context } from 'aws-lambda';
+import { BOUNDED_CLIENT_CONFIG } from './clients';
 import { handleIsComplete } from './is-complete';
 import { log, logger } from './log';
 import type { IsCompleteRequest } from './request';
 import type { IsCompleteResult } from './waiter';
 
-// Created once per container. Default config: region, credentials and endpoint
-// (AWS_ENDPOINT_URL_S3FILES: the client's service id is "S3Files") come from the environment.
-const client = new S3FilesClient({});
+// Created once per container. Region, credentials and endpoint (AWS_ENDPOINT_URL_S3FILES: the
+// client's service id is "S3Files"; AWS_ENDPOINT_URL_S3) come from the environment; every call is
+// bounded well inside the function's 60 s.
+const client = new S3FilesClient(BOUNDED_CLIENT_CONFIG);
+const s3 = new S3Client(BOUNDED_CLIENT_CONFIG);
 
 export const handler = async (event: IsCompleteRequest, context?: Context): Promise<IsCompleteResult> => {
   if (context) logger.addContext(context);
-  return handleIsComplete(event, { client, now: Date.now, log });
+  return handleIsComplete(event, { client, s3, now: Date.now, log });
 };

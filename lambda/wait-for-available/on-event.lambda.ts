@@ -1,12 +1,13 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
+import { BOUNDED_CLIENT_CONFIG } from './clients';
 import { log, logger } from './log';
 import { handleOnEvent } from './on-event';
 import type { OnEventRequest, OnEventResponse } from './request';
 
-// Created once per container. Default config: region, credentials and endpoint
-// (AWS_ENDPOINT_URL_S3) come from the environment.
-const s3 = new S3Client({});
+// Created once per container. Region, credentials and endpoint (AWS_ENDPOINT_URL_S3) come from
+// the environment; the call is bounded well inside the function's 60 s.
+const s3 = new S3Client(BOUNDED_CLIENT_CONFIG);
 
 export const handler = async (event: OnEventRequest, context?: Context): Promise<OnEventResponse> => {
   if (context) logger.addContext(context);

@@ -7,8 +7,8 @@ export const RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
 
 /** Default `TimeoutSeconds` (the construct's `availabilityTimeout`). */
 export const DEFAULT_TIMEOUT_SECONDS = 1200;
-/** The Provider's totalTimeout is 2 h: a longer handler timeout would never be reached. */
-export const MAX_TIMEOUT_SECONDS = 7200;
+/** CloudFormation gives a custom resource at most one hour: a longer handler timeout would never be reached. */
+export const MAX_TIMEOUT_SECONDS = 3600;
 
 export interface WaitForAvailableProps {
   readonly fileSystemId: string;

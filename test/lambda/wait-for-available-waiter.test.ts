@@ -1,14 +1,19 @@
-import { GetBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand, DeleteObjectCommand, GetBucketVersioningCommand, ListObjectVersionsCommand, PutBucketVersioningCommand,
+  PutObjectCommand, S3Client,
+} from '@aws-sdk/client-s3';
 import { DeleteFileSystemCommand, GetFileSystemCommand, ListMountTargetsCommand, S3FilesClient } from '@aws-sdk/client-s3files';
 import { mockClient } from 'aws-sdk-client-mock';
+import { BOUNDED_CLIENT_CONFIG } from '../../lambda/wait-for-available/clients';
 import {
-  deleteWhenExported, guardPropsForDelete, isPendingExport, parseGuardProps,
+  emptyBucketSlice, guardDelete, guardPropsForDelete, isPendingExport, parseGuardProps,
 } from '../../lambda/wait-for-available/delete-guard';
 import { describeError, isTransient } from '../../lambda/wait-for-available/errors';
+import { handleIsComplete } from '../../lambda/wait-for-available/is-complete';
 import { parseProps, parseStartedAt } from '../../lambda/wait-for-available/props';
 import { verifyBucketVersioning } from '../../lambda/wait-for-available/versioning';
 import { checkAvailability, evaluate, WaitLogger } from '../../lambda/wait-for-available/waiter';
-import { freePort } from '../servers/moto-server';
+import { freePort, MotoServer, startMotoServer } from '../servers/moto-server';
 import { perCall, S3FilesEndpoint } from '../servers/s3files-endpoint';
 
 // The pure functions with an injected clock and a recording logger, against the real SDK and the
@@ -30,20 +35,26 @@ function recordingLogger(): WaitLogger & { lines: LogLine[] } {
 
 let endpoint: S3FilesEndpoint;
 let client: S3FilesClient;
+let moto: MotoServer;
+let s3: S3Client;
 
 beforeAll(async () => {
   endpoint = await S3FilesEndpoint.start();
   client = new S3FilesClient({ region: 'us-east-1', endpoint: endpoint.url, credentials: creds });
+  moto = await startMotoServer();
+  s3 = new S3Client({ region: 'us-east-1', endpoint: moto.url, credentials: creds, forcePathStyle: true });
 });
 afterAll(async () => {
   client.destroy();
+  s3?.destroy();
   await endpoint.stop();
+  await moto?.stop();
 });
 beforeEach(() => endpoint.reset());
 
 function deps(nowMs: number, c: S3FilesClient = client) {
   const log = recordingLogger();
-  return { client: c, now: () => nowMs, log };
+  return { client: c, s3, now: () => nowMs, log };
 }
 
 describe('checkAvailability with an injected clock', () => {
@@ -141,7 +152,7 @@ describe('evaluate', () => {
   });
 });
 
-describe('deleteWhenExported (delete guard) with an injected clock', () => {
+describe('guardDelete (delete guard) with an injected clock', () => {
   const props = parseGuardProps({ FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '300' });
 
   test('retries while DeleteFileSystem answers pending export, never with forceDelete, and is done once the file system is gone', async () => {
@@ -150,7 +161,7 @@ describe('deleteWhenExported (delete guard) with an injected clock', () => {
     endpoint.setPendingExport(FS, perCall('pending', 'pending', 'clear'));
     // WHEN polled four times, 10 s apart
     const results = [];
-    for (let i = 0; i < 4; i++) results.push((await deleteWhenExported(deps(T0 + i * 10_000), props, T0)).IsComplete);
+    for (let i = 0; i < 4; i++) results.push((await guardDelete(deps(T0 + i * 10_000), props, T0)).IsComplete);
     // THEN: refused, refused, accepted (still waiting), gone (404)
     expect(results).toEqual([false, false, false, true]);
     const deletes = endpoint.requests.filter((r) => r.operation === 'DeleteFileSystem');
@@ -161,7 +172,7 @@ describe('deleteWhenExported (delete guard) with an injected clock', () => {
   test('treats a file system that does not exist (404) as done, without calling DeleteFileSystem', async () => {
     // GIVEN no file system
     // WHEN polled / THEN done after one GetFileSystem
-    expect((await deleteWhenExported(deps(T0), props, T0)).IsComplete).toBe(true);
+    expect((await guardDelete(deps(T0), props, T0)).IsComplete).toBe(true);
     expect(endpoint.requests.map((r) => `${r.operation} ${r.status}`)).toEqual(['GetFileSystem 404']);
   });
 
@@ -169,8 +180,8 @@ describe('deleteWhenExported (delete guard) with an injected clock', () => {
     // GIVEN a file system going deleting -> deleted
     endpoint.setFileSystem(FS, perCall('deleting', 'deleted'));
     // WHEN polled twice / THEN not yet, then done, with no DeleteFileSystem call
-    expect((await deleteWhenExported(deps(T0), props, T0)).IsComplete).toBe(false);
-    expect((await deleteWhenExported(deps(T0 + 10_000), props, T0)).IsComplete).toBe(true);
+    expect((await guardDelete(deps(T0), props, T0)).IsComplete).toBe(false);
+    expect((await guardDelete(deps(T0 + 10_000), props, T0)).IsComplete).toBe(true);
     expect(endpoint.count('DeleteFileSystem')).toBe(0);
   });
 
@@ -179,7 +190,7 @@ describe('deleteWhenExported (delete guard) with an injected clock', () => {
     endpoint.setFileSystem(FS, perCall('available'));
     endpoint.setPendingExport(FS, perCall('pending'));
     // WHEN polled
-    const p = deleteWhenExported(deps(T0 + 300_000), props, T0);
+    const p = guardDelete(deps(T0 + 300_000), props, T0);
     // THEN the message names all of it, and nothing was force-deleted
     await expect(p).rejects.toThrow(new RegExp('Custom::S3FilesDeleteGuard: file system fs-0123456789abcdef0 is still not deleted after '
       + 'waiting 300 s \\(limit 300 s\\): the service reports data pending export to S3 .*ConflictException \\(HTTP 409\\).*'
@@ -192,24 +203,39 @@ describe('deleteWhenExported (delete guard) with an injected clock', () => {
     endpoint.setFileSystem(FS, perCall('available'));
     endpoint.injectFaults({ operation: 'GetFileSystem', status: 429, count: 3 });
     // WHEN polled twice / THEN the throttled poll waits, the next deletes
-    expect((await deleteWhenExported(deps(T0), props, T0)).IsComplete).toBe(false);
-    expect((await deleteWhenExported(deps(T0 + 10_000), props, T0)).IsComplete).toBe(false);
-    expect((await deleteWhenExported(deps(T0 + 20_000), props, T0)).IsComplete).toBe(true);
+    expect((await guardDelete(deps(T0), props, T0)).IsComplete).toBe(false);
+    expect((await guardDelete(deps(T0 + 10_000), props, T0)).IsComplete).toBe(false);
+    expect((await guardDelete(deps(T0 + 20_000), props, T0)).IsComplete).toBe(true);
   });
 
-  test('retries other conflicts too (a mount target still on its way out), with the reason logged', async () => {
-    // GIVEN a DeleteFileSystem conflict that is not about exports
-    const c = new S3FilesClient({ region: 'us-east-1', credentials: creds });
-    const mock = mockClient(c);
-    mock.on(GetFileSystemCommand).resolves({ status: 'available' });
-    mock.on(DeleteFileSystemCommand).rejects(Object.assign(new Error('File system has mount targets'), {
-      name: 'ConflictException', errorCode: 'FileSystemInUse', $metadata: { httpStatusCode: 409 },
-    }));
-    const d = deps(T0, c);
-    // WHEN polled / THEN it waits and says why
-    expect((await deleteWhenExported(d, props, T0)).IsComplete).toBe(false);
-    expect(d.log.lines.at(-1)?.extra?.reason).toMatch(/refused the deletion for now .*mount targets/);
-    mock.restore();
+  test('waits while the stack\'s own mount targets are still being deleted, naming nothing as a blocker', async () => {
+    // GIVEN a mount target of this file system on its way out (deleting), then gone
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-own', timeline: perCall('deleting', 'deleting', 'absent') }]);
+    // WHEN polled from 200 s on (past the blocker grace)
+    const d = deps(T0 + 200_000);
+    const results = [(await guardDelete(d, props, T0)).IsComplete];
+    for (let i = 1; i < 4; i++) results.push((await guardDelete(deps(T0 + 200_000 + i * 10_000), props, T0)).IsComplete);
+    // THEN it waits while refused (a deleting mount target is no blocker), then the deletion goes through
+    expect(d.log.lines.at(-1)?.extra?.reason).toMatch(/refused the deletion for now .*on their way out/);
+    expect(results).toEqual([false, false, false, true]);
+    expect(endpoint.requests.filter((r) => r.operation === 'DeleteFileSystem').map((r) => r.status)).toEqual([409, 409, 204]);
+  });
+
+  test('a mount target made outside the stack fails the deletion after a short grace, naming it and the fix (not exports)', async () => {
+    // GIVEN an available mount target the stack did not create
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-foreign', subnetId: 'subnet-0aaa', timeline: perCall('available') }]);
+    endpoint.setAccessPoint('fsap-foreign', perCall('available'), FS);
+    // WHEN polled within the grace / THEN it waits and says what blocks
+    const early = deps(T0 + 60_000);
+    expect((await guardDelete(early, props, T0)).IsComplete).toBe(false);
+    expect(early.log.lines.at(-1)?.extra?.reason).toMatch(/still has mount target fsmt-foreign \(available, subnet subnet-0aaa\); access point fsap-foreign \(available\)/);
+    // WHEN polled after the grace / THEN it fails with what to delete, without export or force-delete advice
+    const late = guardDelete(deps(T0 + 121_000), props, T0);
+    await expect(late).rejects.toThrow(/file system fs-0123456789abcdef0 cannot be deleted: it still has mount target fsmt-foreign .*access point fsap-foreign .*created outside it.*delete them .*retry the stack deletion/);
+    await expect(guardDelete(deps(T0 + 121_000), props, T0)).rejects.not.toThrow(/pending export|force/i);
+    expect(endpoint.requests.filter((r) => r.operation === 'DeleteFileSystem').every((r) => r.status === 409)).toBe(true);
   });
 
   test('fails at once on AccessDenied, keeping the file system and naming the permission', async () => {
@@ -219,7 +245,7 @@ describe('deleteWhenExported (delete guard) with an injected clock', () => {
     mock.on(GetFileSystemCommand).resolves({ status: 'available' });
     mock.on(DeleteFileSystemCommand).rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } }));
     // WHEN polled / THEN
-    await expect(deleteWhenExported(deps(T0, c), props, T0)).rejects.toThrow(/could not delete file system .*s3files:DeleteFileSystem/);
+    await expect(guardDelete(deps(T0, c), props, T0)).rejects.toThrow(/could not delete file system .*s3files:DeleteFileSystem/);
     mock.restore();
   });
 
@@ -236,31 +262,140 @@ describe('deleteWhenExported (delete guard) with an injected clock', () => {
   test.each([
     [{ DeleteFileSystem: 'true' }, /"FileSystemId" is required/],
     [{ FileSystemId: FS, DeleteFileSystem: 'yes' }, /"DeleteFileSystem" must be "true" or "false", got "yes"/],
-    [{ FileSystemId: FS, DeleteTimeoutSeconds: '0' }, /"DeleteTimeoutSeconds" must be a whole number between 1 and 7200, got "0"/],
+    [{ FileSystemId: FS, DeleteTimeoutSeconds: '0' }, /"DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got "0"/],
+    [{ FileSystemId: FS, TotalTimeoutSeconds: '7200' }, /"TotalTimeoutSeconds" must be a whole number between 1 and 3600, got "7200"/],
+    [{ FileSystemId: FS, EmptyBucket: 'true' }, /"EmptyBucket" is "true" but "BucketArn" is missing/],
+    [{ FileSystemId: FS, BucketArn: 'my-bucket' }, /"BucketArn" must be a bucket ARN/],
     [{ FileSystemId: FS, DeleteTimeoutSeconds: 'soon' }, /"DeleteTimeoutSeconds" must be a whole number/],
   ])('parseGuardProps rejects %j', (input, message) => {
     // GIVEN bad guard properties / WHEN parsed / THEN the property is named
     expect(() => parseGuardProps(input)).toThrow(message);
   });
 
-  test('defaults: no deletion, 1800 s; lenient on Delete', () => {
+  test('defaults: no deletion, 1800 s for exports, 3300 s in all, no emptying; lenient on Delete', () => {
     // GIVEN minimal and broken properties
     const log = recordingLogger();
     // THEN
-    expect(parseGuardProps({ FileSystemId: FS })).toEqual({ fileSystemId: FS, deleteFileSystem: false, deleteTimeoutSeconds: 1800 });
+    expect(parseGuardProps({ FileSystemId: FS })).toEqual({
+      fileSystemId: FS, deleteFileSystem: false, deleteTimeoutSeconds: 1800, totalTimeoutSeconds: 3300, bucketArn: undefined, emptyBucket: false,
+    });
     expect(guardPropsForDelete({ DeleteFileSystem: 'maybe' }, log)).toBeUndefined();
     expect(log.lines[0]).toMatchObject({ level: 'warn' });
+  });
+});
+
+describe('guardDelete: a created bucket is emptied only once the file system is detached from it (moto S3)', () => {
+  const BUCKET = 'guarded-bucket';
+  const props = parseGuardProps({
+    FileSystemId: FS, DeleteFileSystem: 'true', BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyBucket: 'true', TotalTimeoutSeconds: '600',
+  });
+
+  beforeAll(async () => {
+    // GIVEN a versioned bucket with current and noncurrent versions and a delete marker
+    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    await s3.send(new PutBucketVersioningCommand({ Bucket: BUCKET, VersioningConfiguration: { Status: 'Enabled' } }));
+  });
+
+  async function seed(n: number): Promise<void> {
+    for (let i = 0; i < n; i++) {
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `data/file-${i}.txt`, Body: `v1 ${i}` }));
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `data/file-${i}.txt`, Body: `v2 ${i}` }));
+    }
+    await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'data/file-0.txt' }));
+  }
+
+  async function versions(): Promise<number> {
+    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: BUCKET }));
+    return (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
+  }
+
+  test('deletes the file system, waits while the bucket is still attached, then removes every version and marker', async () => {
+    await seed(5);
+    expect(await versions()).toBe(11);
+    endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${BUCKET}`);
+    endpoint.setDetachment(FS, perCall('attached', 'attached', 'detached'));
+    // WHEN the guard is polled until done
+    const results: boolean[] = [];
+    for (let i = 0; i < 6 && !results.at(-1); i++) results.push((await guardDelete(deps(T0 + i * 10_000), props, T0)).IsComplete);
+    // THEN: deletion accepted, gone but attached twice, then emptied
+    expect(results).toEqual([false, false, false, true]);
+    expect(await versions()).toBe(0);
+    // AND nothing was listed for emptying before the detachment
+    const lists = endpoint.requests.filter((r) => r.operation === 'ListFileSystems');
+    expect(lists).toHaveLength(3);
+    expect(lists[0].query.bucket).toBe(`arn:aws:s3:::${BUCKET}`);
+  });
+
+  test('fails at the total bound while the bucket stays attached, keeping the objects', async () => {
+    await seed(1);
+    endpoint.setFileSystem(FS, perCall('deleted'), `arn:aws:s3:::${BUCKET}`);
+    endpoint.setDetachment(FS, perCall('attached'));
+    const late = guardDelete(deps(T0 + 600_000), props, T0);
+    await expect(late).rejects.toThrow(/file system fs-0123456789abcdef0 is deleted, but the bucket is still attached to it after 600 s \(limit 600 s\)\. The bucket guarded-bucket and its objects are kept/);
+    expect(await versions()).toBeGreaterThan(0);
+    // cleanup for the next test
+    expect(await emptyBucketSlice(s3, BUCKET, Date.now)).toMatchObject({ empty: true });
+  });
+
+  test('a large bucket is emptied over several polls, each within its slice', async () => {
+    // GIVEN 1,200 objects (two DeleteObjects pages) and a clock that ends the slice after one batch
+    for (let i = 0; i < 1200; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) => s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `bulk/${i + j}`, Body: 'x' }))));
+    }
+    let t = T0;
+    const clock = () => (t += 30_000);
+    // WHEN / THEN the first slice deletes one batch of 1,000, the next the rest
+    expect(await emptyBucketSlice(s3, BUCKET, clock)).toEqual({ empty: false, deleted: 1000 });
+    expect(await emptyBucketSlice(s3, BUCKET, clock)).toEqual({ empty: true, deleted: 200 });
+  });
+});
+
+describe('stalled calls never outlive a poll', () => {
+  test('the production client settings turn a hung S3 Files call into a transient TimeoutError, so the waiter keeps waiting', async () => {
+    // GIVEN a client with the handlers' settings and an endpoint that holds ListMountTargets for 30 s
+    const bounded = new S3FilesClient({ ...BOUNDED_CLIENT_CONFIG, region: 'us-east-1', endpoint: endpoint.url, credentials: creds });
+    endpoint.injectFaults({ operation: 'ListMountTargets', status: 'stall', stallMs: 30_000, count: 2 });
+    const props = parseProps({ FileSystemId: FS, ExpectedMountTargetCount: '1', TimeoutSeconds: '600' });
+    const d = deps(T0, bounded);
+    // WHEN one poll runs
+    const started = Date.now();
+    const result = await checkAvailability(d, props, T0);
+    const tookMs = Date.now() - started;
+    // THEN it answers "not yet" well inside Lambda's 60 s, having logged the timeout as transient
+    expect(result.IsComplete).toBe(false);
+    expect(tookMs).toBeLessThan(45_000);
+    expect(d.log.lines.at(-1)).toMatchObject({ level: 'warn', message: expect.stringMatching(/Transient error/) });
+    expect(String(d.log.lines.at(-1)?.extra?.error)).toMatch(/TimeoutError|timed? ?out/i);
+    bounded.destroy();
+  }, 60_000);
+
+  test('a poll over its budget answers "not yet", and fails once the resource\'s own time is up', async () => {
+    // GIVEN an endpoint that stalls every GetFileSystem longer than the poll budget
+    endpoint.setFileSystem(FS, perCall('available'));
+    endpoint.injectFaults({ operation: 'GetFileSystem', status: 'stall', stallMs: 3_000, count: 2 });
+    const request = {
+      RequestType: 'Delete' as const,
+      ResourceType: 'Custom::S3FilesDeleteGuard',
+      ResourceProperties: { FileSystemId: FS, DeleteFileSystem: 'true', TotalTimeoutSeconds: '600' },
+      Data: { StartedAt: String(T0) },
+    };
+    // WHEN polled with a 200 ms budget, early and at the bound
+    const early = await handleIsComplete(request, { ...deps(T0 + 10_000), budgetMs: 200 });
+    const late = handleIsComplete(request, { ...deps(T0 + 600_000), budgetMs: 200 });
+    // THEN
+    expect(early.IsComplete).toBe(false);
+    await expect(late).rejects.toThrow(/Custom::S3FilesDeleteGuard: gave up after 600 s \(limit 600 s\): the S3 Files or S3 API did not answer within a poll/);
   });
 });
 
 describe('verifyBucketVersioning narrow error path', () => {
   test('names the missing permission when GetBucketVersioning is denied', async () => {
     // GIVEN a denied GetBucketVersioning
-    const s3 = new S3Client({ region: 'us-east-1', credentials: creds });
-    const mock = mockClient(s3);
+    const denied = new S3Client({ region: 'us-east-1', credentials: creds });
+    const mock = mockClient(denied);
     mock.on(GetBucketVersioningCommand).rejects(Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }));
     // WHEN verified / THEN
-    await expect(verifyBucketVersioning(s3, 'b')).rejects.toThrow(/could not read the versioning of bucket "b".*s3:GetBucketVersioning/);
+    await expect(verifyBucketVersioning(denied, 'b')).rejects.toThrow(/could not read the versioning of bucket "b".*s3:GetBucketVersioning/);
     mock.restore();
   });
 });

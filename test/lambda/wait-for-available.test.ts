@@ -1,4 +1,6 @@
-import { CreateBucketCommand, PutBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, S3Client,
+} from '@aws-sdk/client-s3';
 import { DeleteFileSystemCommand, GetFileSystemCommand, S3FilesClient } from '@aws-sdk/client-s3files';
 import type { IsCompleteRequest, OnEventRequest, OnEventResponse } from '../../lambda/wait-for-available/request';
 import type { IsCompleteResult } from '../../lambda/wait-for-available/waiter';
@@ -185,13 +187,13 @@ describe('Create/Update: wait for mount targets and access points', () => {
   });
 
   test('keeps waiting through 429 ThrottlingException beyond the SDK retries', async () => {
-    // GIVEN 4 throttled ListMountTargets calls (more than the SDK's 3 attempts), then available
+    // GIVEN 4 throttled ListMountTargets calls (more than the handlers' 2 attempts per call), then available
     endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('available') }]);
     endpoint.injectFaults({ operation: 'ListMountTargets', status: 429, count: 4 });
     // WHEN driven
     const out = await drive('Create', { FileSystemId: FS, ExpectedMountTargetCount: '1' });
-    // THEN the first poll reports not complete (instead of failing) and the second completes
-    expect(out).toMatchObject({ complete: true, polls: 2 });
+    // THEN two polls report not complete (instead of failing) and the third completes
+    expect(out).toMatchObject({ complete: true, polls: 3 });
     const statuses = endpoint.requests.filter((r) => r.operation === 'ListMountTargets').map((r) => r.status);
     expect(statuses).toEqual([429, 429, 429, 429, 200]);
   });
@@ -353,6 +355,48 @@ describe('the delete guard (Custom::S3FilesDeleteGuard) through the provider han
   });
 });
 
+describe('the deployed handlers bound every call and empty a created bucket only after detachment', () => {
+  test('a hung ListMountTargets costs one poll, not the deployment', async () => {
+    // GIVEN the real isComplete module (its production client settings) and a service that hangs twice
+    endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('available') }]);
+    endpoint.injectFaults({ operation: 'ListMountTargets', status: 'stall', stallMs: 30_000, count: 2 });
+    // WHEN driven
+    const started = Date.now();
+    const out = await drive('Create', { FileSystemId: FS, ExpectedMountTargetCount: '1' });
+    // THEN the stalled poll answered "not yet" inside Lambda's 60 s, and the next one completed
+    expect(out).toMatchObject({ complete: true, polls: 2 });
+    expect(Date.now() - started).toBeLessThan(45_000);
+  }, 60_000);
+
+  test('DESTROY with a created bucket: deletes the file system, waits for detachment, empties the bucket', async () => {
+    // GIVEN a versioned bucket with data, and its file system
+    const bucket = 'created-by-the-construct';
+    const s3 = new S3Client({ forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+    for (const key of ['a.txt', 'a.txt', 'dir/b.txt']) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
+    endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${bucket}`);
+    endpoint.setDetachment(FS, perCall('attached', 'detached'));
+    // WHEN the guard's Delete is driven like the provider does
+    const out = await drive('Delete', {
+      FileSystemId: FS,
+      DeleteFileSystem: 'true',
+      DeleteTimeoutSeconds: '1800',
+      TotalTimeoutSeconds: '3300',
+      BucketArn: `arn:aws:s3:::${bucket}`,
+      EmptyBucket: 'true',
+    }, { resourceType: GUARD });
+    // THEN
+    expect(out.error).toBeUndefined();
+    expect(out.complete).toBe(true);
+    const left = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }));
+    expect([...(left.Versions ?? []), ...(left.DeleteMarkers ?? [])]).toEqual([]);
+    const order = endpoint.requests.map((r) => r.operation).filter((o) => o === 'DeleteFileSystem' || o === 'ListFileSystems');
+    expect(order).toEqual(['DeleteFileSystem', 'ListFileSystems', 'ListFileSystems']);
+    s3.destroy();
+  });
+});
+
 describe('the test endpoint models the pending-export conflict of DeleteFileSystem', () => {
   test('the real SDK maps the 409 to ConflictException, and forceDelete bypasses it', async () => {
     // GIVEN a file system with a pending export for the first delete attempt
@@ -377,7 +421,7 @@ describe('validation of the resource properties (onEvent)', () => {
     [{ FileSystemId: FS, ExpectedMountTargetCount: '1.5' }, /"ExpectedMountTargetCount" must be a whole number.*"1.5"/],
     [{ FileSystemId: FS, ExpectedMountTargetCount: '0' }, /"ExpectedMountTargetCount" must be between 1 and 1000, got "0"/],
     [{ FileSystemId: FS, TimeoutSeconds: 'abc' }, /"TimeoutSeconds" must be a whole number.*"abc".*availabilityTimeout/],
-    [{ FileSystemId: FS, TimeoutSeconds: '7201' }, /"TimeoutSeconds" must be between 1 and 7200/],
+    [{ FileSystemId: FS, TimeoutSeconds: '3601' }, /"TimeoutSeconds" must be between 1 and 3600/],
     [{ FileSystemId: FS, AccessPointIds: 'fsap-1' }, /"AccessPointIds" must be a list/],
     [{ FileSystemId: FS, AccessPointIds: ['fsap-1', ''] }, /"AccessPointIds" must contain only non-empty/],
     [{ FileSystemId: FS, VerifyBucketVersioning: 'yes' }, /"VerifyBucketVersioning" must be "true" or "false", got "yes"/],

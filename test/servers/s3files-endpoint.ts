@@ -7,8 +7,11 @@ import type { AddressInfo } from 'node:net';
  * `AWS_ENDPOINT_URL_S3FILES=<url>`. Loopback only.
  *
  * Routes (from the SDK's schemas): GET /mount-targets?fileSystemId&maxResults&nextToken,
- * GET /mount-targets/{id}, GET /access-points/{id}, GET /file-systems/{id},
- * DELETE /file-systems/{id}?forceDelete.
+ * GET /mount-targets/{id}, GET /access-points?fileSystemId, GET /access-points/{id},
+ * GET /file-systems?bucket, GET /file-systems/{id}, DELETE /file-systems/{id}?forceDelete.
+ * Like the service, DeleteFileSystem is refused (409) while a mount target or access point of the
+ * file system is not being deleted, and a deleted file system stays attached to its bucket
+ * (listed by ListFileSystems) for as long as its detachment script says.
  */
 
 /** A status, optionally with the service's statusMessage. `absent` = the resource does not exist (yet). */
@@ -36,7 +39,8 @@ export function atTimes(...at: Array<[number, StatusStep]>): Timeline {
 }
 
 export type Operation =
-  | 'ListMountTargets' | 'GetMountTarget' | 'GetAccessPoint' | 'GetFileSystem' | 'DeleteFileSystem' | 'Unknown';
+  | 'ListMountTargets' | 'GetMountTarget' | 'ListAccessPoints' | 'GetAccessPoint' | 'ListFileSystems' | 'GetFileSystem'
+  | 'DeleteFileSystem' | 'Unknown';
 
 export interface RecordedRequest {
   readonly operation: Operation;
@@ -52,8 +56,13 @@ export interface RecordedRequest {
 export interface Fault {
   /** Only requests for this operation consume it. Default: any operation. */
   readonly operation?: Operation;
-  /** 429 = ThrottlingException, 500 = InternalServerException, 503 = ServiceUnavailable. */
-  readonly status: 429 | 500 | 503;
+  /**
+   * 429 = ThrottlingException, 500 = InternalServerException, 503 = ServiceUnavailable;
+   * 'stall' holds the request for `stallMs` before answering normally (a hung call).
+   */
+  readonly status: 429 | 500 | 503 | 'stall';
+  /** With 'stall': how long to hold each request (bounded, so the endpoint always stops). Default 30 s. */
+  readonly stallMs?: number;
   /** How many consecutive matching requests fail. Default 1. */
   readonly count?: number;
 }
@@ -93,7 +102,10 @@ interface AccessPointState extends Scripted {
 
 interface FileSystemState extends Scripted {
   readonly id: string;
+  readonly bucket: string;
   pendingExport?: Scripted;
+  /** After deletion: `attached` steps keep it listed for its bucket, `detached` ends that. */
+  detachment?: Scripted;
   deleted: boolean;
 }
 
@@ -140,7 +152,8 @@ export class S3FilesEndpoint {
   private readonly fileSystems = new Map<string, FileSystemState>();
   private readonly listSnapshots = new Map<string, MountTargetState[]>();
   private readonly lastListed = new Map<MountTargetState, { status: string; statusMessage?: string }>();
-  private faults: Array<{ operation?: Operation; status: number; remaining: number }> = [];
+  private faults: Array<{ operation?: Operation; status: number | 'stall'; stallMs: number; remaining: number }> = [];
+  private readonly stalls = new Set<NodeJS.Timeout>();
   private snapshotSeq = 0;
 
   private constructor(options: S3FilesEndpointOptions) {
@@ -156,6 +169,7 @@ export class S3FilesEndpoint {
   }
 
   async stop(): Promise<void> {
+    for (const t of this.stalls) clearTimeout(t);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -180,8 +194,15 @@ export class S3FilesEndpoint {
     this.accessPoints.set(id, { id, fileSystemId, timeline, setAt: this.clock(), reads: 0 });
   }
 
-  setFileSystem(id: string, timeline: Timeline): void {
-    this.fileSystems.set(id, { id, timeline, setAt: this.clock(), reads: 0, deleted: false });
+  setFileSystem(id: string, timeline: Timeline, bucket = 'arn:aws:s3:::example-bucket'): void {
+    this.fileSystems.set(id, { id, bucket, timeline, setAt: this.clock(), reads: 0, deleted: false });
+  }
+
+  /** How long a deleted file system stays attached to its bucket: `attached`/`detached` steps, per ListFileSystems call or by time. */
+  setDetachment(fileSystemId: string, timeline: Timeline): void {
+    const fs = this.fileSystems.get(fileSystemId);
+    if (!fs) throw new Error(`setFileSystem(${fileSystemId}) first`);
+    fs.detachment = { timeline, setAt: this.clock(), reads: 0 };
   }
 
   /**
@@ -197,7 +218,7 @@ export class S3FilesEndpoint {
   /** Queues failures served before the scripted answers. */
   injectFaults(...faults: Fault[]): void {
     for (const f of faults) {
-      this.faults.push({ operation: f.operation, status: f.status, remaining: f.count ?? 1 });
+      this.faults.push({ operation: f.operation, status: f.status, stallMs: f.stallMs ?? 30_000, remaining: f.count ?? 1 });
     }
   }
 
@@ -240,6 +261,23 @@ export class S3FilesEndpoint {
       const query = Object.fromEntries(url.searchParams.entries());
       const method = req.method ?? 'GET';
       const [operation, id] = this.route(method, url.pathname);
+      const stallMs = this.consumeStall(operation);
+      if (stallMs > 0) {
+        const timer = setTimeout(() => {
+          this.stalls.delete(timer);
+          if (!res.destroyed) this.answer(res, method, url, query, operation, id);
+        }, stallMs);
+        this.stalls.add(timer);
+        return;
+      }
+      this.answer(res, method, url, query, operation, id);
+    });
+  }
+
+  private answer(
+    res: http.ServerResponse, method: string, url: URL, query: Record<string, string>, operation: Operation, id: string | undefined,
+  ): void {
+    {
       let status = 200;
       let body: unknown;
       try {
@@ -261,14 +299,25 @@ export class S3FilesEndpoint {
       }
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(body));
-    });
+    }
+  }
+
+  /** A scripted stall for this request, if one is queued first. */
+  private consumeStall(operation: Operation): number {
+    const fault = this.faults.find((f) => f.remaining > 0 && (!f.operation || f.operation === operation));
+    if (!fault || fault.status !== 'stall') return 0;
+    fault.remaining--;
+    this.faults = this.faults.filter((f) => f.remaining > 0);
+    return fault.stallMs;
   }
 
   private route(method: string, path: string): [Operation, string | undefined] {
     const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
     if (method === 'GET' && parts.length === 1 && parts[0] === 'mount-targets') return ['ListMountTargets', undefined];
     if (method === 'GET' && parts.length === 2 && parts[0] === 'mount-targets') return ['GetMountTarget', parts[1]];
+    if (method === 'GET' && parts.length === 1 && parts[0] === 'access-points') return ['ListAccessPoints', undefined];
     if (method === 'GET' && parts.length === 2 && parts[0] === 'access-points') return ['GetAccessPoint', parts[1]];
+    if (method === 'GET' && parts.length === 1 && parts[0] === 'file-systems') return ['ListFileSystems', undefined];
     if (method === 'GET' && parts.length === 2 && parts[0] === 'file-systems') return ['GetFileSystem', parts[1]];
     if (method === 'DELETE' && parts.length === 2 && parts[0] === 'file-systems') return ['DeleteFileSystem', parts[1]];
     return ['Unknown', undefined];
@@ -296,7 +345,9 @@ export class S3FilesEndpoint {
     switch (operation) {
       case 'ListMountTargets': return this.listMountTargets(query);
       case 'GetMountTarget': return this.getMountTarget(id!);
+      case 'ListAccessPoints': return this.listAccessPoints(query);
       case 'GetAccessPoint': return this.getAccessPoint(id!);
+      case 'ListFileSystems': return this.listFileSystems(query);
       case 'GetFileSystem': return this.getFileSystem(id!);
       case 'DeleteFileSystem': return this.deleteFileSystem(id!, query.forceDelete === 'true');
       default:
@@ -360,6 +411,43 @@ export class S3FilesEndpoint {
     return { ...this.describeMountTarget(mt, state), securityGroups: ['sg-0123456789abcdef0'] };
   }
 
+  private listAccessPoints(query: Record<string, string>): unknown {
+    const accessPoints = [...this.accessPoints.values()]
+      .filter((ap) => !query.fileSystemId || ap.fileSystemId === query.fileSystemId)
+      .map((ap) => ({ ap, state: this.statusOf(ap, true) }))
+      .filter(({ state }) => state.status !== 'absent')
+      .map(({ ap, state }) => this.describeAccessPoint(ap, state.status));
+    return { accessPoints };
+  }
+
+  private listFileSystems(query: Record<string, string>): unknown {
+    const fileSystems = [...this.fileSystems.values()]
+      .filter((fs) => !query.bucket || fs.bucket === query.bucket)
+      .filter((fs) => !fs.deleted || (fs.detachment !== undefined && this.statusOf(fs.detachment, true).status === 'attached'))
+      .map((fs) => ({
+        fileSystemId: fs.id,
+        fileSystemArn: `arn:aws:s3files:${REGION}:${ACCOUNT}:file-system/${fs.id}`,
+        bucket: fs.bucket,
+        creationTime: Math.floor(fs.setAt / 1000),
+        ownerId: ACCOUNT,
+        roleArn: `arn:aws:iam::${ACCOUNT}:role/s3files-service`,
+        status: fs.deleted ? 'deleted' : this.statusOf(fs, false).status,
+      }));
+    return { fileSystems };
+  }
+
+  private describeAccessPoint(ap: AccessPointState, status: string) {
+    return {
+      accessPointId: ap.id,
+      accessPointArn: `arn:aws:s3files:${REGION}:${ACCOUNT}:file-system/${ap.fileSystemId}/access-point/${ap.id}`,
+      fileSystemId: ap.fileSystemId,
+      ownerId: ACCOUNT,
+      status,
+      posixUser: { uid: 1000, gid: 1000 },
+      rootDirectory: { path: '/lambda' },
+    };
+  }
+
   private getAccessPoint(id: string): unknown {
     const ap = this.accessPoints.get(id);
     if (!ap) this.notFound('Access point', id);
@@ -398,6 +486,13 @@ export class S3FilesEndpoint {
   private deleteFileSystem(id: string, force: boolean): unknown {
     const fs = this.fileSystems.get(id);
     if (!fs || fs.deleted) this.notFound('File system', id);
+    // A mount target or access point still being deleted exists, so it still blocks.
+    const live = (status: string) => !['absent', 'deleted'].includes(status);
+    const inUse = [...this.mountTargets.values()].some((mt) => mt.fileSystemId === id && live(this.statusOf(mt, false).status))
+      || [...this.accessPoints.values()].some((ap) => ap.fileSystemId === id && live(this.statusOf(ap, false).status));
+    if (inUse) {
+      throw new HttpError({ status: 409, type: 'ConflictException', message: `File system '${id}' is in use: delete its mount targets and access points first.` });
+    }
     const pending = fs.pendingExport ? this.statusOf(fs.pendingExport, true).status === 'pending' : false;
     if (pending && !force) {
       throw new HttpError({
