@@ -1,0 +1,246 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App } from 'aws-cdk-lib';
+
+/**
+ * What CloudFormation does between two templates, modelled from the outside: which resources it
+ * adds, removes, updates and replaces (create-only properties from the resource schemas that
+ * cfn-lint ships, not from this project), reference cycles, and which IAM statements a custom
+ * resource can still use when its Delete runs in the cleanup phase.
+ */
+
+type Json = any;
+export type Template = { Resources: Record<string, Json>; [k: string]: Json };
+
+/** Every template of an app, nested stacks included, keyed by file name without `.template.json`. */
+export function synthTemplates(build: (app: App) => void): Record<string, Template> {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-lifecycle-'));
+  const app = new App({ outdir, context: { '@aws-cdk/core:stackTraces': false } });
+  build(app);
+  app.synth();
+  const out: Record<string, Template> = {};
+  for (const file of fs.readdirSync(outdir)) {
+    if (file.endsWith('.template.json')) out[file.replace(/\.template\.json$/, '')] = JSON.parse(fs.readFileSync(path.join(outdir, file), 'utf8'));
+  }
+  fs.rmSync(outdir, { recursive: true, force: true });
+  return out;
+}
+
+let schemaIndex: Record<string, string> | undefined;
+const createOnlyCache = new Map<string, string[][]>();
+
+function schemaDir(): string {
+  const lib = path.join(__dirname, '..', '..', '.venv', 'lib');
+  const python = fs.readdirSync(lib).find((d) => d.startsWith('python'));
+  if (!python) throw new Error(`${lib} has no python*/ folder: run 'npx projen setup:python'`);
+  return path.join(lib, python, 'site-packages', 'cfnlint', 'data', 'schemas');
+}
+
+/** Create-only property paths of a resource type (e.g. [['SubnetId'], ['RootDirectory', 'Path']]). */
+export function createOnlyProperties(type: string): string[][] {
+  if (type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource') return [];
+  const cached = createOnlyCache.get(type);
+  if (cached) return cached;
+  const dir = schemaDir();
+  schemaIndex ??= JSON.parse(fs.readFileSync(path.join(dir, 'providers', 'us-east-1.json'), 'utf8'));
+  const hash = schemaIndex![type];
+  if (!hash) throw new Error(`no cfn-lint schema for ${type}`);
+  const schema = JSON.parse(fs.readFileSync(path.join(dir, 'resources', `${hash}.json`), 'utf8'));
+  const paths = (schema.createOnlyProperties ?? []).map((p: string) => p.replace(/^\/properties\//, '').split('/'));
+  createOnlyCache.set(type, paths);
+  return paths;
+}
+
+/** Logical ids a value references (Ref, Fn::GetAtt, Fn::Sub), resources only. */
+export function references(value: Json, resources: Record<string, Json>): Set<string> {
+  const found = new Set<string>();
+  const walk = (v: Json): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== 'object') return;
+    if (typeof v.Ref === 'string' && v.Ref in resources) found.add(v.Ref);
+    if (Array.isArray(v['Fn::GetAtt']) && v['Fn::GetAtt'][0] in resources) found.add(v['Fn::GetAtt'][0]);
+    if (typeof v['Fn::GetAtt'] === 'string') found.add(v['Fn::GetAtt'].split('.')[0]);
+    const sub = v['Fn::Sub'];
+    const text = typeof sub === 'string' ? sub : Array.isArray(sub) ? sub[0] : undefined;
+    if (typeof text === 'string') {
+      for (const m of text.matchAll(/\$\{([A-Za-z0-9]+)(\.[A-Za-z0-9.]+)?\}/g)) if (m[1] in resources) found.add(m[1]);
+    }
+    Object.values(v).forEach(walk);
+  };
+  walk(value);
+  return found;
+}
+
+/** Every resource's outgoing edges: references in Properties (and Condition-free metadata skipped) and DependsOn. */
+export function dependencyGraph(template: Template): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const [id, r] of Object.entries(template.Resources ?? {})) {
+    const edges = references(r.Properties ?? {}, template.Resources);
+    for (const d of [].concat(r.DependsOn ?? [])) edges.add(d);
+    graph.set(id, edges);
+  }
+  return graph;
+}
+
+/** The resources of one reference/DependsOn cycle, or undefined when the template has none. */
+export function findCycle(template: Template): string[] | undefined {
+  const graph = dependencyGraph(template);
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    state.set(id, 'open');
+    stack.push(id);
+    for (const next of graph.get(id) ?? []) {
+      if (state.get(next) === 'open') return [...stack.slice(stack.indexOf(next)), next];
+      if (!state.has(next)) {
+        const cycle = visit(next);
+        if (cycle) return cycle;
+      }
+    }
+    stack.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of graph.keys()) {
+    if (!state.has(id)) {
+      const cycle = visit(id);
+      if (cycle) return cycle;
+    }
+  }
+  return undefined;
+}
+
+/** Resources `id` depends on, directly or not. */
+export function dependsOnTransitively(template: Template, id: string): Set<string> {
+  const graph = dependencyGraph(template);
+  const seen = new Set<string>();
+  const todo = [...(graph.get(id) ?? [])];
+  while (todo.length) {
+    const next = todo.pop()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    todo.push(...(graph.get(next) ?? []));
+  }
+  return seen;
+}
+
+export interface ChangeSet {
+  readonly added: string[];
+  readonly removed: string[];
+  /** Kept logical id, new physical resource (a create-only property or the type changed). */
+  readonly replaced: string[];
+  /** Updated in place. */
+  readonly updated: string[];
+  readonly unchanged: string[];
+}
+
+function at(obj: Json, keys: string[]): Json {
+  return keys.reduce((o, k) => (o === undefined || o === null ? undefined : o[k]), obj);
+}
+
+/**
+ * A value as CloudFormation would see it: references to replaced resources stand for a new
+ * physical id, so a create-only property that references one changes too.
+ */
+function normalize(value: Json, replaced: Set<string>): string {
+  return JSON.stringify(value, (_k, v) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      if (typeof v.Ref === 'string' && replaced.has(v.Ref)) return { Ref: `${v.Ref}@new` };
+      if (Array.isArray(v['Fn::GetAtt']) && replaced.has(v['Fn::GetAtt'][0])) return { 'Fn::GetAtt': [`${v['Fn::GetAtt'][0]}@new`, v['Fn::GetAtt'][1]] };
+    }
+    return v;
+  });
+}
+
+/** What an update from `before` to `after` does, replacements cascading through references. */
+export function changeSet(before: Template, after: Template): ChangeSet {
+  const b = before.Resources ?? {};
+  const a = after.Resources ?? {};
+  const kept = Object.keys(a).filter((id) => id in b);
+  const replaced = new Set<string>();
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const id of kept) {
+      if (replaced.has(id)) continue;
+      const typeChanged = b[id].Type !== a[id].Type;
+      const createOnlyChanged = createOnlyProperties(a[id].Type)
+        .some((p) => normalize(at(b[id].Properties, p), new Set()) !== normalize(at(a[id].Properties, p), replaced));
+      if (typeChanged || createOnlyChanged) {
+        replaced.add(id);
+        changed = true;
+      }
+    }
+  }
+  const updated = kept.filter((id) => !replaced.has(id) && normalize(b[id], new Set()) !== normalize(a[id], replaced));
+  return {
+    added: Object.keys(a).filter((id) => !(id in b)).sort(),
+    removed: Object.keys(b).filter((id) => !(id in a)).sort(),
+    replaced: [...replaced].sort(),
+    updated: updated.sort(),
+    unchanged: kept.filter((id) => !replaced.has(id) && !updated.includes(id)).sort(),
+  };
+}
+
+/** Resources CloudFormation deletes in the cleanup phase (removed or replaced) that it does not retain. */
+export function deletedByUpdate(before: Template, after: Template): string[] {
+  const c = changeSet(before, after);
+  return [...c.removed, ...c.replaced].filter((id) => {
+    const policy = c.removed.includes(id) ? before.Resources[id].DeletionPolicy : before.Resources[id].UpdateReplacePolicy;
+    return policy !== 'Retain' && policy !== 'RetainExceptOnCreate';
+  }).sort();
+}
+
+/** A statement with its resources in terms of physical versions (`Files@old` for the old physical file system). */
+export interface EffectiveStatement {
+  readonly policy: string;
+  readonly actions: string[];
+  readonly resources: string[];
+}
+
+function versioned(value: Json, replaced: Set<string>, version: 'old' | 'new'): string {
+  return JSON.stringify(value, (_k, v) => {
+    if (v && typeof v === 'object' && Array.isArray(v['Fn::GetAtt']) && replaced.has(v['Fn::GetAtt'][0])) {
+      return `${v['Fn::GetAtt'][0]}@${version}.${v['Fn::GetAtt'][1]}`;
+    }
+    if (v && typeof v === 'object' && typeof v.Ref === 'string' && replaced.has(v.Ref)) return `${v.Ref}@${version}`;
+    return v;
+  });
+}
+
+/**
+ * When CloudFormation deletes the old physical instance of custom resource `id` (removed from the
+ * template, or replaced) in the cleanup phase, the IAM policies attached to `roleLogicalId` are:
+ * those in the new template (already updated: their references name new physical resources), and
+ * removed ones that `id` depends on in the old template (CloudFormation deletes them after it).
+ * Returns their Allow statements and what the custom resource's properties name (old versions).
+ */
+export function rightsAtCleanupDelete(before: Template, after: Template, id: string, roleLogicalId: string): {
+  readonly properties: string;
+  readonly statements: EffectiveStatement[];
+} {
+  const c = changeSet(before, after);
+  const replaced = new Set(c.replaced);
+  const outlives = dependsOnTransitively(before, id);
+  const attached = (r: Json) => JSON.stringify(r.Properties?.Roles ?? []).includes(`"${roleLogicalId}"`);
+  const statements: EffectiveStatement[] = [];
+  const collect = (policyId: string, r: Json, version: 'old' | 'new') => {
+    for (const s of [].concat(r.Properties.PolicyDocument.Statement) as Json[]) {
+      if (s.Effect !== 'Allow') continue;
+      statements.push({
+        policy: policyId,
+        actions: [].concat(s.Action),
+        resources: ([].concat(s.Resource) as Json[]).map((res) => versioned(res, replaced, version)),
+      });
+    }
+  };
+  for (const [pid, r] of Object.entries<Json>(after.Resources)) {
+    if (r.Type === 'AWS::IAM::Policy' && attached(r)) collect(pid, r, 'new');
+  }
+  for (const pid of c.removed) {
+    const r = before.Resources[pid];
+    if (r.Type === 'AWS::IAM::Policy' && attached(r) && outlives.has(pid)) collect(pid, r, 'old');
+  }
+  // The resource's own (old) properties name old physical resources.
+  return { properties: versioned(before.Resources[id].Properties, replaced, 'old'), statements };
+}

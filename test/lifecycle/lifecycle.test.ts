@@ -1,0 +1,324 @@
+import { App, NestedStack, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import {
+  changeSet, deletedByUpdate, dependsOnTransitively, findCycle, rightsAtCleanupDelete, synthTemplates, Template,
+} from './cfn';
+import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+
+// Each test synthesizes an app before and after a change and checks what CloudFormation will do
+// between the two templates: what it replaces, removes and retains, and which rights a custom
+// resource still has when its Delete runs. Multi-stack and nested-stack apps are checked for
+// reference/DependsOn cycles in every template.
+
+const FN = {
+  runtime: lambda.Runtime.NODEJS_24_X,
+  handler: 'index.handler',
+  code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+};
+
+function isolatedVpc(scope: Construct): ec2.Vpc {
+  return new ec2.Vpc(scope, 'Vpc', {
+    maxAzs: 2,
+    natGateways: 0,
+    subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+  });
+}
+
+function storage(app: App, options: S3FilesFileSystemOptions = {}, id = 'Files'): { stack: Stack; fileSystem: S3FilesFileSystem } {
+  const stack = new Stack(app, 'Storage');
+  const fileSystem = new S3FilesFileSystem(stack, id, { vpc: isolatedVpc(stack), ...options });
+  return { stack, fileSystem };
+}
+
+function resourceId(t: Template, type: string, prefix: string): string {
+  const ids = Object.entries(t.Resources).filter(([id, r]) => r.Type === type && id.startsWith(prefix)).map(([id]) => id);
+  if (ids.length !== 1) throw new Error(`expected one ${type} starting with ${prefix}, found ${ids.join(', ') || 'none'}`);
+  return ids[0];
+}
+
+function ofType(t: Template, type: string): string[] {
+  return Object.entries(t.Resources).filter(([, r]) => r.Type === type).map(([id]) => id).sort();
+}
+
+function expectNoCycles(templates: Record<string, Template>): void {
+  for (const [name, t] of Object.entries(templates)) {
+    expect({ template: name, cycle: findCycle(t) }).toEqual({ template: name, cycle: undefined });
+  }
+}
+
+describe('the lifecycle model itself', () => {
+  test('finds a Ref/DependsOn cycle and a replacement, so the checks below can fail', () => {
+    // GIVEN a template with a cycle, and a create-only change
+    const cyclic: Template = { Resources: { A: { Type: 'AWS::SNS::Topic', Properties: { DisplayName: { Ref: 'B' } } }, B: { Type: 'AWS::SNS::Topic', DependsOn: ['A'] } } };
+    const before: Template = { Resources: { Mt: { Type: 'AWS::S3Files::MountTarget', Properties: { FileSystemId: 'fs-1', SubnetId: 'subnet-1' } } } };
+    const after: Template = { Resources: { Mt: { Type: 'AWS::S3Files::MountTarget', Properties: { FileSystemId: 'fs-1', SubnetId: 'subnet-2' } } } };
+    // THEN
+    expect(findCycle(cyclic)).toEqual(['A', 'B', 'A']);
+    expect(changeSet(before, after).replaced).toEqual(['Mt']);
+    expect(changeSet(before, before).unchanged).toEqual(['Mt']);
+  });
+});
+
+describe('storage in one stack, compute in others (defect 1)', () => {
+  test('sibling stacks: functions and an access point in the compute stack; no cycle, and only compute depends on storage', () => {
+    // GIVEN / WHEN
+    let storageStack!: Stack;
+    let compute!: Stack;
+    const templates = synthTemplates((app) => {
+      const s = storage(app, { removalPolicy: RemovalPolicy.DESTROY });
+      storageStack = s.stack;
+      compute = new Stack(app, 'Compute');
+      new S3FilesMountedFunction(compute, 'Own', { ...FN, fileSystem: s.fileSystem });
+      const ap = new S3FilesAccessPoint(compute, 'Shared', { fileSystem: s.fileSystem, path: '/shared' });
+      new S3FilesMountedFunction(compute, 'Writer', { ...FN, accessPoint: ap });
+      new S3FilesMountedFunction(compute, 'Reader', { ...FN, accessPoint: ap, readOnly: true });
+    });
+    // THEN
+    expectNoCycles(templates);
+    expect(compute.dependencies).toEqual([storageStack]);
+    expect(storageStack.dependencies).toEqual([]);
+    // the functions wait for their access point's own waiter and for the storage stack's waiter (a stack dependency)
+    const c = templates.Compute;
+    const waiters = ofType(c, 'Custom::S3FilesMountTargetsAvailable');
+    expect(waiters).toEqual([expect.stringMatching(/^OwnAccessPointAvailable/), expect.stringMatching(/^SharedAvailable/)]);
+    expect(c.Resources[resourceId(c, 'AWS::Lambda::Function', 'Writer')].DependsOn).toContain(waiters[1]);
+    expect(ofType(templates.Storage, 'Custom::S3FilesMountTargetsAvailable')).toHaveLength(1);
+  });
+
+  test('nested stacks: compute in a nested stack of the storage stack, and storage in a nested stack; no cycle in any template', () => {
+    // GIVEN / WHEN
+    const templates = synthTemplates((app) => {
+      const s = storage(app);
+      const nested = new NestedStack(s.stack, 'Compute');
+      new S3FilesMountedFunction(nested, 'Fn', { ...FN, fileSystem: s.fileSystem });
+      new S3FilesAccessPoint(nested, 'Ap', { fileSystem: s.fileSystem, path: '/nested' });
+
+      const parent = new Stack(app, 'Parent');
+      const nestedStorage = new NestedStack(parent, 'Storage');
+      const fileSystem = new S3FilesFileSystem(nestedStorage, 'Files', { vpc: isolatedVpc(nestedStorage) });
+      new S3FilesMountedFunction(parent, 'Fn', { ...FN, fileSystem });
+    });
+    // THEN four templates (two nested), none with a cycle
+    expect(Object.keys(templates).filter((n) => n.includes('nested'))).toHaveLength(2);
+    expectNoCycles(templates);
+  });
+});
+
+describe('adding and removing functions (defects 5, 6, 8)', () => {
+  function app(functions: string[], withinStorage = false) {
+    return synthTemplates((a) => {
+      const s = storage(a);
+      const compute = withinStorage ? s.stack : new Stack(a, 'Compute');
+      for (const id of functions) new S3FilesMountedFunction(compute, id, { ...FN, fileSystem: s.fileSystem });
+    });
+  }
+
+  test('adding functions in another stack does not change the storage stack at all (no rule, no policy growth)', () => {
+    // GIVEN one function, WHEN two more are added
+    const before = app(['A']);
+    const after = app(['A', 'B', 'C']);
+    // THEN the storage template is identical: one NFS rule, a policy that does not name functions
+    expect(after.Storage).toEqual(before.Storage);
+    expect(ofType(after.Storage, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(1);
+    const change = changeSet(before.Compute, after.Compute);
+    expect(change.removed).toEqual([]);
+    expect(change.replaced).toEqual([]);
+  });
+
+  test('removing one function of a shared file system leaves the others\' access points untouched', () => {
+    // GIVEN three functions, WHEN the middle one is removed
+    const before = app(['A', 'B', 'C'], true);
+    const after = app(['A', 'C'], true);
+    const change = changeSet(before.Storage, after.Storage);
+    // THEN only B's resources go; A's and C's access points are neither replaced nor renamed
+    expect(change.removed.every((id) => id.startsWith('B'))).toBe(true);
+    expect(change.removed).toEqual(expect.arrayContaining([expect.stringMatching(/^BAccessPoint/), expect.stringMatching(/^B[0-9A-F]{8}$/)]));
+    for (const id of ofType(after.Storage, 'AWS::S3Files::AccessPoint')) expect(change.unchanged).toContain(id);
+    expect(change.replaced).toEqual([]);
+  });
+
+  test('removing a function with the same id in another scope does not rename the remaining one\'s access point', () => {
+    // GIVEN functions "Fn" in scopes X and Y sharing one file system, WHEN X's is removed
+    const build = (scopes: string[]) => synthTemplates((a) => {
+      const s = storage(a);
+      for (const scope of scopes) new S3FilesMountedFunction(new Construct(s.stack, scope), 'Fn', { ...FN, fileSystem: s.fileSystem });
+    }).Storage;
+    const before = build(['X', 'Y']);
+    const after = build(['Y']);
+    const change = changeSet(before, after);
+    // THEN Y's access point keeps its logical id and is not replaced
+    const yAccessPoint = ofType(after, 'AWS::S3Files::AccessPoint');
+    expect(yAccessPoint).toEqual([expect.stringMatching(/^YFnAccessPoint/)]);
+    expect(change.unchanged).toContain(yAccessPoint[0]);
+    expect(change.removed).toContain(ofType(before, 'AWS::S3Files::AccessPoint').find((id) => id.startsWith('XFn')));
+  });
+
+  test('logical ids do not depend on construction order', () => {
+    // GIVEN / WHEN the same functions created in two orders
+    const one = app(['A', 'B', 'C'], true);
+    const other = app(['C', 'A', 'B'], true);
+    // THEN the same resources
+    expect(Object.keys(other.Storage.Resources).sort()).toEqual(Object.keys(one.Storage.Resources).sort());
+    expect(changeSet(one.Storage, other.Storage).replaced).toEqual([]);
+  });
+});
+
+describe('mount targets keyed by AZ (defect 8)', () => {
+  function app(subnetIndexes: number[]) {
+    return synthTemplates((a) => {
+      const stack = new Stack(a, 'Storage');
+      const vpc = isolatedVpc(stack);
+      new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: subnetIndexes.map((i) => vpc.isolatedSubnets[i]) } });
+    }).Storage;
+  }
+
+  test('dropping the first AZ removes its mount target only; the other is neither replaced nor renamed', () => {
+    // GIVEN mount targets in AZ #1 and AZ #2, WHEN AZ #1 is dropped
+    const before = app([0, 1]);
+    const after = app([1]);
+    const change = changeSet(before, after);
+    // THEN
+    expect(change.removed).toEqual([expect.stringMatching(/^FilesMountTargetAz1/)]);
+    const remaining = ofType(after, 'AWS::S3Files::MountTarget');
+    expect(remaining).toEqual([expect.stringMatching(/^FilesMountTargetAz2/)]);
+    expect(change.unchanged).toContain(remaining[0]);
+    expect(change.replaced).toEqual([]);
+  });
+});
+
+describe('removal: what a retained file system keeps (defect 2)', () => {
+  test('RETAIN: removing the file system from the app deletes nothing it needs to keep synchronising', () => {
+    // GIVEN a stack with a default (RETAIN) file system, WHEN the file system is removed from the app
+    const before = synthTemplates((a) => storage(a)).Storage;
+    const after = synthTemplates((a) => isolatedVpc(new Stack(a, 'Storage'))).Storage;
+    const deleted = deletedByUpdate(before, after);
+    // THEN the file system, its service role, the role's policy and the bucket are retained
+    for (const [type, prefix] of [
+      ['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'],
+      ['AWS::S3::Bucket', 'FilesBucket'], ['AWS::S3::BucketPolicy', 'FilesBucketPolicy'],
+    ]) {
+      expect(deleted).not.toContain(resourceId(before, type, prefix));
+    }
+    // AND what a retained file system does not need goes (mount targets, access, waiter)
+    expect(deleted).toEqual(expect.arrayContaining(ofType(before, 'AWS::S3Files::MountTarget')));
+  });
+});
+
+describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
+  function guardOf(t: Template, prefix: string): string {
+    return resourceId(t, 'Custom::S3FilesDeleteGuard', prefix);
+  }
+  function handlerRole(t: Template): string {
+    return resourceId(t, 'AWS::IAM::Role', 'S3FilesMountTargetsWaiterProviderIsCompleteServiceRole');
+  }
+  /** The guard's old properties name file system X (maybe `X@old`); the rights must cover the same version. */
+  function canDeleteItsFileSystem(before: Template, after: Template, guardId: string): boolean {
+    const { properties, statements } = rightsAtCleanupDelete(before, after, guardId, handlerRole(before));
+    const target = JSON.parse(properties).FileSystemId;
+    const arn = typeof target === 'string'
+      ? JSON.stringify(target.replace(/\.FileSystemId$/, '.FileSystemArn'))
+      : JSON.stringify({ 'Fn::GetAtt': [target['Fn::GetAtt'][0], 'FileSystemArn'] });
+    return statements.some((st) => st.actions.includes('s3files:DeleteFileSystem') && st.resources.includes(arn));
+  }
+
+  test('removing one of two DESTROY file systems: the removed guard may still delete its file system in cleanup', () => {
+    // GIVEN two DESTROY file systems, WHEN one is removed from the app
+    const build = (both: boolean) => synthTemplates((a) => {
+      const stack = new Stack(a, 'Storage');
+      const vpc = isolatedVpc(stack);
+      new S3FilesFileSystem(stack, 'Kept', { vpc, removalPolicy: RemovalPolicy.DESTROY });
+      if (both) new S3FilesFileSystem(stack, 'Gone', { vpc, removalPolicy: RemovalPolicy.DESTROY });
+    }).Storage;
+    const before = build(true);
+    const after = build(false);
+    const guard = guardOf(before, 'GoneDeleteGuard');
+    // THEN the guard is removed (Delete in cleanup) and its rights outlive it
+    expect(changeSet(before, after).removed).toContain(guard);
+    expect(canDeleteItsFileSystem(before, after, guard)).toBe(true);
+  });
+
+  test.each([
+    ['prefix', { prefix: 'a/' }, { prefix: 'b/' }],
+    ['imported bucket', { bucketName: 'first-bucket' }, { bucketName: 'second-bucket' }],
+  ])('a replacement (%s changed): the old guard deletes the old file system with rights naming the old one', (_what, first, second) => {
+    const build = (o: { prefix?: string; bucketName?: string }) => synthTemplates((a) => {
+      const stack = new Stack(a, 'Storage');
+      const bucket = o.bucketName ? s3.Bucket.fromBucketName(stack, 'B', o.bucketName) : undefined;
+      new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), removalPolicy: RemovalPolicy.DESTROY, prefix: o.prefix, bucket });
+    }).Storage;
+    // GIVEN / WHEN a create-only property of the file system changes
+    const before = build(first);
+    const after = build(second);
+    const change = changeSet(before, after);
+    const fsId = resourceId(before, 'AWS::S3Files::FileSystem', 'Files');
+    // THEN CloudFormation replaces the file system ...
+    expect(change.replaced).toContain(fsId);
+    // ... and the old guard (a new logical id for the new file system) is deleted in cleanup, able to delete the old one
+    const oldGuard = guardOf(before, 'FilesDeleteGuard');
+    expect(change.removed).toContain(oldGuard);
+    expect(canDeleteItsFileSystem(before, after, oldGuard)).toBe(true);
+    expect(JSON.parse(rightsAtCleanupDelete(before, after, oldGuard, handlerRole(before)).properties).FileSystemId).toBe(`${fsId}@old.FileSystemId`);
+  });
+
+  test('stack deletion: the guard runs before the file system, the bucket and its own policy are deleted', () => {
+    // GIVEN a DESTROY file system, WHEN the stack is deleted
+    const before = synthTemplates((a) => storage(a, { removalPolicy: RemovalPolicy.DESTROY })).Storage;
+    const guard = guardOf(before, 'FilesDeleteGuard');
+    // THEN everything it needs is deleted after it
+    const outlives = dependsOnTransitively(before, guard);
+    for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::S3::Bucket', 'FilesBucket'], ['AWS::IAM::Policy', 'FilesDeleteGuard'], ['AWS::Lambda::Function', 'S3FilesMountTargetsWaiterProviderIsComplete']]) {
+      expect(outlives).toContain(resourceId(before, type, prefix));
+    }
+    expect(canDeleteItsFileSystem(before, { Resources: {} }, guard)).toBe(true);
+  });
+
+  test.each([
+    ['the prop', (fs: S3FilesFileSystem) => fs],
+    ['applyRemovalPolicy', (fs: S3FilesFileSystem) => fs.applyRemovalPolicy(RemovalPolicy.RETAIN)],
+    ['RemovalPolicies.of', (fs: S3FilesFileSystem) => RemovalPolicies.of(fs).retain()],
+  ])('DESTROY -> RETAIN (set with %s) updates the guard in place, never a Delete that deletes', (_how, toRetain) => {
+    // GIVEN a DESTROY file system, WHEN the next deploy retains it
+    const before = synthTemplates((a) => storage(a, { removalPolicy: RemovalPolicy.DESTROY })).Storage;
+    const after = synthTemplates((a) => {
+      const s = storage(a, _how === 'the prop' ? {} : { removalPolicy: RemovalPolicy.DESTROY });
+      toRetain(s.fileSystem);
+    }).Storage;
+    const guard = guardOf(before, 'FilesDeleteGuard');
+    const change = changeSet(before, after);
+    // THEN the guard is updated (DeleteFileSystem "false"), nothing is replaced or deleted
+    expect(change.updated).toContain(guard);
+    expect(after.Resources[guard].Properties.DeleteFileSystem).toBe('false');
+    expect(deletedByUpdate(before, after)).toEqual([]);
+    expect(after.Resources[resourceId(after, 'AWS::S3Files::FileSystem', 'Files')].DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('capacity: 200 functions over several stacks on one file system', () => {
+  test('synthesizes without cycles; the storage stack does not grow with the functions', () => {
+    // GIVEN one storage stack and four compute stacks of 50 functions each
+    const build = (perStack: number) => synthTemplates((a) => {
+      const s = storage(a);
+      for (let k = 0; k < 4; k++) {
+        const compute = new Stack(a, `Compute${k}`);
+        for (let i = 0; i < perStack; i++) new S3FilesMountedFunction(compute, `Fn${i}`, { ...FN, fileSystem: s.fileSystem });
+      }
+    });
+    // WHEN
+    const one = build(1);
+    const all = build(50);
+    // THEN no template has a cycle, the storage template is the same as with 4 functions,
+    // and each compute stack stays within CloudFormation's 500 resources and 1 MB
+    expectNoCycles(all);
+    expect(all.Storage).toEqual(one.Storage);
+    expect(JSON.stringify(all.Storage.Resources[resourceId(all.Storage, 'AWS::S3Files::FileSystemPolicy', 'Files')]).length).toBeLessThan(2000);
+    for (let k = 0; k < 4; k++) {
+      const t = all[`Compute${k}`];
+      expect(ofType(t, 'AWS::Lambda::Function').filter((id) => id.startsWith('Fn'))).toHaveLength(50);
+      expect(Object.keys(t.Resources).length).toBeLessThanOrEqual(500);
+      expect(JSON.stringify(t).length).toBeLessThan(1_000_000);
+    }
+  }, 300_000);
+});
