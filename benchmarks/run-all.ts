@@ -19,7 +19,7 @@ import { BUNDLE_BUDGET_BYTES, runBundleBenchmark } from './bundles';
 import { groupedBarChartSvg } from './chart';
 import { QUERY_INTERVAL_MS, runDeployWait, TERRAFORM_FIXED_WAIT_MS } from './deploy-wait';
 import {
-  CFN_MAX_RESOURCES, CFN_MAX_TEMPLATE_BYTES, DependencyStats, dependencyStats, handWiredStack, libraryFits, libraryStack, linearFit,
+  CFN_MAX_RESOURCES, CFN_MAX_TEMPLATE_BYTES, DependencyStats, MAX_FILE_SYSTEM_POLICY_CHARS, MAX_INBOUND_RULES, dependencyStats, handWiredStack, libraryFits, libraryStack, linearFit,
   runSynthBenchmark, SynthRow, templateBudget,
 } from './synth';
 import { DEFAULT_CONCURRENCY } from '../lambda/processor-s3files/index';
@@ -167,16 +167,20 @@ function templateSection(rows: SynthRow[], libDeps: DependencyStats, handDeps: D
     '',
     `Largest count that fits one stack: **${atMax.n}** functions, found by synthesis: ${atMax.n} functions = `
       + `${atMax.resources} resources, ${atMax.bytes === undefined ? '?' : kib(atMax.bytes)} KiB (fits); ${overMax.n} = `
-      + `${overMax.resources} resources (${overMax.resources > CFN_MAX_RESOURCES ? 'over the resource limit; aws-cdk-lib refuses to synthesize it' : 'over the byte limit'}). `
-      + `The resource count binds first; a quadratic fit of the bytes puts the 1 MB limit at ~${maxByBytes} functions, ${maxByBytes < atMax.n * 1.2 ? 'close behind' : 'well beyond'} `
-      + `(a linear model would have said ${b.maxByBytes}).`,
+      + `${overMax.resources} resources (over: ${overMax.binding.join(', ')}${overMax.binding.includes('resources') ? '; aws-cdk-lib refuses to synthesize it' : ''}). `
+      + `A quadratic fit of the bytes puts the 1 MB limit at ~${maxByBytes} functions, ${maxByBytes < atMax.n * 1.2 ? 'close behind' : 'well beyond'} `
+      + `(a linear model would have said ${b.maxByBytes}). The other limits do not grow with the functions: at ${atMax.n} functions the file system `
+      + `policy is ${atMax.policyChars ?? '?'} of ${MAX_FILE_SYSTEM_POLICY_CHARS} characters (${first.library.policyChars} at ${first.n}), and the mount-target `
+      + `security group has ${atMax.nfsInboundRules ?? '?'} of ${MAX_INBOUND_RULES} inbound rules (hand-wired: ${last.handWired.nfsInboundRules} at ${last.n} functions, `
+      + `one per function). Past one stack, put the functions in more stacks: the file system's stack does not change when they are added `
+      + '(test/lifecycle: 200 functions in four compute stacks).',
     '',
     libDeps.extraIngressDependsOn === 0
       ? `**DependsOn:** at ${fifty.n} functions the library template has ${n0(libDeps.dependsOn)} \`DependsOn\` entries `
-        + `(hand-wired ${n0(handDeps.dependsOn)}); each function depends on its own NFS ingress rule only `
-        + `(${libDeps.lastFunctionIngressDependsOn} for the last function). An earlier version inherited aws-cdk-lib's habit of `
-        + 'depending on every rule of the shared mount-target security group, so function k depended on k rules and the '
-        + 'template grew as n²; this suite found it and the library now scopes the dependency to the function\'s own rule.'
+        + `(hand-wired ${n0(handDeps.dependsOn)}); no function depends on an NFS rule (${libDeps.ingressDependsOn} in all): `
+        + 'the file system owns its one pair of rules (mount-target group ← client group), its waiter depends on them, and '
+        + 'functions join the client group and depend on the waiter. aws-cdk-lib\'s own mount makes function k depend on '
+        + 'every rule of the shared mount-target group, so the hand-wired template grows as n².'
       : `**Finding (library):** at ${fifty.n} functions the library template has ${n0(libDeps.dependsOn)} \`DependsOn\` entries `
       + `(hand-wired ${n0(handDeps.dependsOn)}). Function k depends on the ingress rules of functions 0..k (the last one on `
       + `${libDeps.lastFunctionIngressDependsOn} rules; hand-wired: ${handDeps.lastFunctionIngressDependsOn}): `

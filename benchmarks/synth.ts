@@ -18,6 +18,10 @@ import { S3FilesFileSystem, S3FilesMountedFunction } from '../src';
 const CODE = 'exports.handler = async () => ({})';
 export const CFN_MAX_RESOURCES = 500;
 export const CFN_MAX_TEMPLATE_BYTES = 1_000_000;
+/** S3 Files rejects a file system policy over this many characters. */
+export const MAX_FILE_SYSTEM_POLICY_CHARS = 20_000;
+/** A security group holds this many inbound rules by default. */
+export const MAX_INBOUND_RULES = 60;
 
 function vpcFor(stack: Stack): ec2.Vpc {
   return new ec2.Vpc(stack, 'Vpc', {
@@ -86,6 +90,24 @@ export interface SynthSample {
   readonly synthMs: number;
   readonly resources: number;
   readonly bytes: number;
+  /** Characters of the file system policy as rendered (0 without one). */
+  readonly policyChars: number;
+  /** Inbound NFS (2049) rules in the template: each lands on the mount-target security group. */
+  readonly nfsInboundRules: number;
+}
+
+type TemplateJson = { Resources: Record<string, { Type: string; Properties?: any }> };
+
+function policyChars(template: TemplateJson): number {
+  const policies = Object.values(template.Resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
+  return Math.max(0, ...policies.map((p) => JSON.stringify(p.Properties.Policy).length));
+}
+
+function nfsInboundRules(template: TemplateJson): number {
+  const standalone = Object.values(template.Resources).filter((r) => r.Type === 'AWS::EC2::SecurityGroupIngress' && r.Properties.FromPort === 2049);
+  const inline = Object.values(template.Resources).filter((r) => r.Type === 'AWS::EC2::SecurityGroup')
+    .flatMap((r) => r.Properties.SecurityGroupIngress ?? []).filter((i: { FromPort?: number }) => i.FromPort === 2049);
+  return standalone.length + inline.length;
 }
 
 // A full GC before each sample, so one synth's garbage is not collected on the next one's clock.
@@ -112,6 +134,8 @@ export function measure(build: (app: App, n: number) => Stack, n: number): Synth
     synthMs: ms(built, end),
     resources: Object.keys(template.Resources).length,
     bytes,
+    policyChars: policyChars(template),
+    nfsInboundRules: nfsInboundRules(template),
   };
 }
 
@@ -259,14 +283,22 @@ export function dependencyStats(build: (app: App, n: number) => Stack, n: number
  * Synthesizes the library stack at `n` functions: resources, bytes, and whether it fits one stack.
  * aws-cdk-lib itself refuses to synthesize a stack over 500 resources; that counts as "does not fit".
  */
-export function libraryFits(n: number): { n: number; resources: number; bytes?: number; fits: boolean } {
+export function libraryFits(n: number): {
+  n: number; resources: number; bytes?: number; policyChars?: number; nfsInboundRules?: number; fits: boolean; binding: string[];
+} {
   try {
     const s = measure(libraryStack, n);
-    return { n, resources: s.resources, bytes: s.bytes, fits: s.resources <= CFN_MAX_RESOURCES && s.bytes <= CFN_MAX_TEMPLATE_BYTES };
+    const binding = [
+      s.resources > CFN_MAX_RESOURCES ? 'resources' : '',
+      s.bytes > CFN_MAX_TEMPLATE_BYTES ? 'template bytes' : '',
+      s.policyChars > MAX_FILE_SYSTEM_POLICY_CHARS ? 'file system policy characters' : '',
+      s.nfsInboundRules > MAX_INBOUND_RULES ? 'mount-target inbound rules' : '',
+    ].filter(Boolean);
+    return { n, resources: s.resources, bytes: s.bytes, policyChars: s.policyChars, nfsInboundRules: s.nfsInboundRules, fits: binding.length === 0, binding };
   } catch (e) {
     const m = /Number of resources in stack '[^']*': (\d+)/.exec(String(e));
     if (!m) throw e;
-    return { n, resources: Number(m[1]), fits: false };
+    return { n, resources: Number(m[1]), fits: false, binding: ['resources'] };
   }
 }
 

@@ -10,6 +10,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
+import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
 import { acknowledge, findingResource } from './private/nag';
 import {
   invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateWholeDays,
@@ -649,7 +650,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       'The service names its EventBridge rules DO-NOT-DELETE-S3-Files*; the statement also requires events:ManagedBy = elasticfilesystem.amazonaws.com.');
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
       'Read-only: the service lists and describes rules to find its own; the EventBridge List* calls do not support narrower resources. Without it S3-side changes silently never reach the file system.');
-    if (this.encryptionKey && isAlias(this.encryptionKey)) {
+    if (this.encryptionKey && grantsByAlias(this.encryptionKey)) {
       acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, kmsKeyWildcard(stack))}]`,
         'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
     }
@@ -867,31 +868,6 @@ class AzCoverage {
     }
     return { azs: [...azs], unknown };
   }
-}
-
-/** An alias stands in for a key in CDK, but IAM never matches an alias ARN against key use. */
-function isAlias(key: kms.IKey): boolean {
-  return typeof (key as Partial<kms.IAlias>).aliasName === 'string'
-    || (!Token.isUnresolved(key.keyArn) && /:alias\//.test(key.keyArn));
-}
-
-function kmsKeyWildcard(stack: Stack): string {
-  return stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*' });
-}
-
-/**
- * Resources and conditions for a KMS statement: the key ARN, or for an alias, any key of this
- * account and region that carries the alias (`kms:ResourceAliases`).
- */
-type Conditions = Record<string, Record<string, unknown>>;
-
-function kmsKeyGrant(key: kms.IKey, conditions: Conditions): { resources: string[]; conditions: Conditions } {
-  if (!isAlias(key)) return { resources: [key.keyArn], conditions };
-  const alias = (key as Partial<kms.IAlias>).aliasName ?? key.keyArn.replace(/^.*:alias\//, 'alias/');
-  return {
-    resources: [kmsKeyWildcard(Stack.of(key))],
-    conditions: { ...conditions, 'ForAnyValue:StringEquals': { 'kms:ResourceAliases': alias } },
-  };
 }
 
 /** The resolved policy's length as the service counts it, with every intrinsic taken at 128 characters. */

@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { describeDirectS3Read, DirectS3ReadInfo } from './private/direct-s3-read';
+import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource, VPC_ACCESS_POLICY } from './private/nag';
 import { invalid, validateMountPath, warnUnresolved } from './private/validation';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
@@ -195,9 +196,13 @@ export class S3FilesMountedFunction extends lambda.Function {
       this.addToRolePolicy(new iam.PolicyStatement({
         sid: 'S3FilesDirectReadDecrypt',
         actions: ['kms:Decrypt'],
-        resources: [fs.encryptionKey.keyArn],
-        conditions: { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } },
+        // An alias ARN authorizes nothing: grant the key behind it.
+        ...kmsKeyGrant(fs.encryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
       }));
+      if (grantsByAlias(fs.encryptionKey)) {
+        acknowledge(this, `AwsSolutions-IAM5[${findingResource(this, kmsKeyWildcard(stack))}]`,
+          'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
+      }
     }
   }
 }

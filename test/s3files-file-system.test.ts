@@ -210,6 +210,40 @@ describe('S3FilesFileSystem: service role', () => {
   });
 });
 
+describe('S3FilesFileSystem: KMS keys given as aliases', () => {
+  function kmsStatement(t: Template): any {
+    const [, policy] = byPrefix(t, 'AWS::IAM::Policy', 'FilesServiceRolePolicy');
+    return policy.Properties.PolicyDocument.Statement.find((st: any) => st.Sid === 'KmsForBucketEncryption');
+  }
+
+  test('an imported alias is granted on the keys that carry it, never on the alias ARN', () => {
+    // GIVEN an imported bucket encrypted with a key known only by its alias
+    const stack = newStack();
+    const encryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), encryptionKey });
+    // THEN
+    const statement = kmsStatement(Template.fromStack(stack));
+    expect(JSON.stringify(statement.Resource)).not.toContain('alias');
+    expect(statement.Resource).toEqual({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':key/*']] });
+    expect(statement.Condition).toEqual({
+      'StringEquals': { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] } },
+      'ForAnyValue:StringEquals': { 'kms:ResourceAliases': 'alias/data' },
+    });
+  });
+
+  test('an alias of this app is granted on its target key', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const encryptionKey = new kms.Alias(stack, 'Alias', { aliasName: 'alias/files', targetKey: key });
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), encryptionKey });
+    // THEN
+    expect(kmsStatement(Template.fromStack(stack)).Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] });
+  });
+});
+
 describe('S3FilesFileSystem: file system resource', () => {
   test('is retained by default and has no synchronization configuration unless asked', () => {
     // GIVEN / WHEN

@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { App, Fn, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -308,6 +308,43 @@ describe('S3FilesMountedFunction: sharing', () => {
     // THEN
     expect(stack.node.findChild('ScopeA').node.tryFindChild('FnAccessPoint')).toBeInstanceOf(S3FilesAccessPoint);
     expect(stack.node.findChild('ScopeB').node.tryFindChild('FnAccessPoint')).toBeInstanceOf(S3FilesAccessPoint);
+  });
+});
+
+describe('S3FilesMountedFunction: AZ coverage', () => {
+  test('a function in an AZ without a mount target is a synth error naming the AZs and the fix', () => {
+    // GIVEN a file system with a mount target in AZ #1 only
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: [vpc.isolatedSubnets[0]] } });
+    // WHEN a function runs in both AZs / THEN
+    expect(() => new S3FilesMountedFunction(stack, 'Fn', { ...FN, fileSystem }))
+      .toThrow(/TestStack\/Fn: invalid vpcSubnets "AZ #2": TestStack\/Files has mount targets only in AZ #1, and a client needs a mount target in every AZ it runs in\. Fix: select subnets in AZ #1 only/);
+    // AND a function in AZ #1 only is fine
+    expect(() => new S3FilesMountedFunction(stack, 'Ok', { ...FN, fileSystem, vpcSubnets: { subnets: [vpc.isolatedSubnets[0]] } })).not.toThrow();
+  });
+
+  test('literal AZs are compared by name', () => {
+    // GIVEN an env-specific stack (literal AZs)
+    const stack = new Stack(new App(), 'Env', { env: { account: '111111111111', region: 'us-east-1' } });
+    const vpc = isolatedVpc(stack);
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: [vpc.isolatedSubnets[1]] } });
+    const az0 = vpc.isolatedSubnets[0].availabilityZone;
+    // WHEN / THEN
+    expect(() => new S3FilesMountedFunction(stack, 'Fn', { ...FN, fileSystem })).toThrow(new RegExp(`invalid vpcSubnets "${az0}"`));
+  });
+
+  test('AZs known only at deploy time get a warning instead', () => {
+    // GIVEN a VPC imported with token AZs
+    const stack = newStack();
+    const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+      vpcId: 'vpc-1', availabilityZones: [Fn.importValue('az-a'), Fn.importValue('az-b')], isolatedSubnetIds: ['subnet-a', 'subnet-b'],
+    });
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
+    // WHEN
+    new S3FilesMountedFunction(stack, 'Fn', { ...FN, fileSystem });
+    // THEN
+    expect(warnings(stack).join('\n')).toMatch(/only known at deploy time, so the library cannot check that every client subnet has a mount target/);
   });
 });
 

@@ -111,12 +111,12 @@ const REJECTED: Record<string, Rejected> = {
       return fileSystem(s, { vpc, vpcSubnets: { subnets } });
     },
     prop: /invalid vpcSubnets \["subnet-a", "subnet-b"\]/,
-    fix: /onePerAz: true/,
+    fix: /the onePerAz option of the subnet selection/,
   },
   'an imported subnet without its AZ': {
     build: (s) => fileSystem(s, { vpcSubnets: { subnets: [ec2.Subnet.fromSubnetId(s, 'NoAz', 'subnet-0abc')] } }),
     prop: /invalid vpcSubnets "subnet-0abc"/,
-    fix: /fromSubnetAttributes\(\{ subnetId, availabilityZone \}\)/,
+    fix: /import it with its availabilityZone \(ec2.Subnet.fromSubnetAttributes\)/,
   },
   'a subnet group the VPC does not have': {
     build: (s) => fileSystem(s, { vpcSubnets: { subnetGroupName: 'Nope' } }),

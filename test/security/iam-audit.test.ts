@@ -14,10 +14,15 @@ interface Statement {
 }
 interface Located { readonly stack: string; readonly resource: string; readonly statement: Statement }
 
-/** What Lambda needs on Resource "*" to attach functions to a VPC, and nothing else. */
-const ENI_ACTIONS = new Set([
+/**
+ * What may be allowed on Resource "*": the ENI actions Lambda needs to attach functions to a VPC,
+ * and s3files:ListFileSystems (no resource-level permissions; the delete guard lists the file
+ * systems of its bucket to wait for detachment). Nothing else.
+ */
+const STAR_ACTIONS = new Set([
   'ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface',
   'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses',
+  's3files:ListFileSystems',
 ]);
 
 const list = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
@@ -31,6 +36,34 @@ beforeAll(() => {
     template: JSON.parse(fs.readFileSync(file, 'utf8')),
   }));
 });
+
+/**
+ * The resource a reference points to: a GetAtt in the same template, an Fn::ImportValue of another
+ * stack's export, or a nested stack's parameter (named after the referenced logical id and attribute).
+ */
+function target(stack: string, ref: Json, attribute: string): { stack: string; id: string; resource: Json } | undefined {
+  const local = templates.find((t) => t.stack === stack)!.template;
+  if (Array.isArray(ref?.['Fn::GetAtt']) && ref['Fn::GetAtt'][1] === attribute) {
+    const id = ref['Fn::GetAtt'][0];
+    return local.Resources[id] ? { stack, id, resource: local.Resources[id] } : undefined;
+  }
+  const imported = ref?.['Fn::ImportValue'];
+  if (typeof imported === 'string') {
+    for (const t of templates) {
+      const output = Object.values<Json>(t.template.Outputs ?? {}).find((o) => o.Export?.Name === imported);
+      if (output) return target(t.stack, output.Value, attribute);
+    }
+  }
+  if (typeof ref?.Ref === 'string' && local.Parameters?.[ref.Ref]) {
+    // A nested stack's parameter: its parent passes the value on the AWS::CloudFormation::Stack resource.
+    for (const t of templates) {
+      const parent = Object.values<Json>(t.template.Resources)
+        .find((r) => r.Type === 'AWS::CloudFormation::Stack' && r.Properties?.Parameters?.[ref.Ref] !== undefined);
+      if (parent) return target(t.stack, parent.Properties.Parameters[ref.Ref], attribute);
+    }
+  }
+  return undefined;
+}
 
 function resources(type: string): Array<{ stack: string; id: string; resource: Json; template: Json }> {
   return templates.flatMap(({ stack, template }) => Object.entries<Json>(template.Resources)
@@ -60,11 +93,11 @@ describe('IAM audit of every synthesized template', () => {
     expect(identityStatements().length).toBeGreaterThan(50);
   });
 
-  test('no Allow on Resource "*" except the ENI actions Lambda needs in a VPC', () => {
+  test('no Allow on Resource "*" except the ENI actions Lambda needs in a VPC and the guard\'s ListFileSystems', () => {
     // WHEN every Allow statement is checked for a bare "*" resource
     const offenders = identityStatements()
       .filter(({ statement }) => statement.Effect === 'Allow' && list(statement.Resource).includes('*'))
-      .filter(({ statement }) => !list<string>(statement.Action).every((a) => ENI_ACTIONS.has(a)))
+      .filter(({ statement }) => !list<string>(statement.Action).every((a) => STAR_ACTIONS.has(a)))
       .map(({ stack, resource, statement }) => `${stack}/${resource}: ${JSON.stringify(statement.Action)}`);
     // THEN there is none
     expect(offenders).toEqual([]);
@@ -75,19 +108,16 @@ describe('IAM audit of every synthesized template', () => {
     const grants = identityStatements().filter(({ statement }) => list<string>(statement.Action).some((a) => /^s3files:Client/.test(a)));
     expect(grants.length).toBeGreaterThanOrEqual(8);
     for (const { stack, statement } of grants) {
-      const template = templates.find((t) => t.stack === stack)!.template;
-      // THEN the only resource is a file system ARN of this stack ...
+      // THEN the only resource is a file system ARN (of this stack, or of another through an export or a nested-stack parameter) ...
       const [resource, ...more] = list<Json>(statement.Resource);
       expect(more).toEqual([]);
-      const fsId = resource['Fn::GetAtt'][0];
-      expect(resource).toEqual({ 'Fn::GetAtt': [fsId, 'FileSystemArn'] });
-      expect(template.Resources[fsId].Type).toBe('AWS::S3Files::FileSystem');
+      const fs = target(stack, resource, 'FileSystemArn');
+      expect(fs?.resource.Type).toBe('AWS::S3Files::FileSystem');
       // ... and the condition names one access point of that same file system
-      const apArn = statement.Condition?.ArnEquals?.['s3files:AccessPointArn'];
-      expect(apArn).toEqual({ 'Fn::GetAtt': [expect.any(String), 'AccessPointArn'] });
-      const ap = template.Resources[apArn['Fn::GetAtt'][0]];
-      expect(ap.Type).toBe('AWS::S3Files::AccessPoint');
-      expect(ap.Properties.FileSystemId).toEqual({ 'Fn::GetAtt': [fsId, 'FileSystemId'] });
+      const ap = target(stack, statement.Condition?.ArnEquals?.['s3files:AccessPointArn'], 'AccessPointArn');
+      expect(ap?.resource.Type).toBe('AWS::S3Files::AccessPoint');
+      const apFs = target(ap!.stack, ap!.resource.Properties.FileSystemId, 'FileSystemId');
+      expect(apFs && { stack: apFs.stack, id: apFs.id }).toEqual({ stack: fs!.stack, id: fs!.id });
       expect(list<string>(statement.Action).every((a) => ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'].includes(a))).toBe(true);
     }
   });
@@ -113,34 +143,36 @@ describe('IAM audit of every synthesized template', () => {
     }
   });
 
-  test('each file system policy denies non-TLS and allows only the roles granted a client action on it', () => {
+  test('each file system policy denies non-TLS, and client actions to any principal without its client tag, which every granted role carries', () => {
     const policies = resources('AWS::S3Files::FileSystemPolicy');
     expect(policies.length).toBe(resources('AWS::S3Files::FileSystem').length);
     for (const { stack, resource } of policies) {
       const fsId = resource.Properties.FileSystemId['Fn::GetAtt'][0];
       const statements = list<Statement>(resource.Properties.Policy.Statement);
+      const fsArn = { 'Fn::GetAtt': [fsId, 'FileSystemArn'] };
       // THEN the first statement denies every s3files action without TLS, to everyone
       expect(statements[0]).toMatchObject({
-        Effect: 'Deny',
-        Principal: { AWS: '*' },
-        Action: 's3files:*',
-        Resource: { 'Fn::GetAtt': [fsId, 'FileSystemArn'] },
-        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3files:*', Resource: fsArn, Condition: { Bool: { 'aws:SecureTransport': 'false' } },
       });
-      // AND every Allow names one role that holds a matching client grant in its identity policy
-      const grantedRoles = new Set(identityStatements()
-        .filter((s) => s.stack === stack && JSON.stringify(s.statement.Resource).includes(`"${fsId}"`)
-          && list<string>(s.statement.Action).some((a) => a.startsWith('s3files:Client')))
-        .flatMap((s) => list<Json>(templates.find((t) => t.stack === stack)!.template.Resources[s.resource].Properties.Roles))
-        .map((r) => r.Ref));
-      const allows = statements.filter((s) => s.Effect === 'Allow');
-      expect(allows.length).toBeGreaterThan(0);
-      for (const allow of allows) {
-        const principal = allow.Principal?.AWS;
-        expect(principal).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
-        expect(grantedRoles).toContain(principal['Fn::GetAtt'][0]);
-        expect(list<string>(allow.Action).every((a) => a.startsWith('s3files:Client'))).toBe(true);
-        expect(allow.Condition?.ArnEquals?.['s3files:AccessPointArn']).toBeDefined();
+      // AND the second denies the client actions to every principal without the client tag
+      expect(statements[1]).toMatchObject({
+        Effect: 'Deny', Principal: { AWS: '*' }, Action: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'], Resource: fsArn,
+      });
+      const [tagCondition] = Object.entries<string>(statements[1].Condition.StringNotEquals);
+      const tagKey = tagCondition[0].replace(/^aws:PrincipalTag\//, '');
+      expect(tagCondition[1]).toBe('true');
+      // AND no Allow at all: an Allow here would not restrict anybody
+      expect(statements.filter((st) => st.Effect === 'Allow')).toEqual([]);
+      // AND every role granted a client action on this file system, in any stack, carries the tag
+      const granted = identityStatements().filter((g) => list<string>(g.statement.Action).some((a) => a.startsWith('s3files:Client'))
+        && target(g.stack, list<Json>(g.statement.Resource)[0], 'FileSystemArn')?.id === fsId
+        && target(g.stack, list<Json>(g.statement.Resource)[0], 'FileSystemArn')?.stack === stack);
+      expect(granted.length).toBeGreaterThan(0);
+      for (const g of granted) {
+        const template = templates.find((t) => t.stack === g.stack)!.template;
+        for (const role of list<Json>(template.Resources[g.resource].Properties.Roles)) {
+          expect(template.Resources[role.Ref].Properties.Tags).toEqual(expect.arrayContaining([{ Key: tagKey, Value: 'true' }]));
+        }
       }
     }
   });
@@ -164,10 +196,14 @@ describe('IAM audit of every synthesized template', () => {
   test('s3files:DeleteFileSystem is granted only with DESTROY, only on that file system, only to the delete guard handler', () => {
     // GIVEN every statement that allows deleting a file system
     const deletes = identityStatements().filter(({ statement }) => list<string>(statement.Action).includes('s3files:DeleteFileSystem'));
-    // THEN only the DESTROY stack has one, on its one file system, in the waiter isComplete role policy
-    expect(deletes.map((d) => d.stack)).toEqual(['S3FilesComparisonDestroy']);
-    expect(deletes[0].resource).toMatch(/^S3FilesMountTargetsWaiterProviderIsCompleteServiceRoleDefaultPolicy/);
-    expect(deletes[0].statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^FileSystem/), 'FileSystemArn'] });
+    // THEN only the DESTROY stacks have one, on its one file system, in that file system's guard policy on the isComplete role
+    expect(deletes.map((d) => d.stack).sort()).toEqual(['MultiStackStorage', 'S3FilesComparisonDestroy']);
+    for (const d of deletes) {
+      expect(d.resource).toMatch(/^(FileSystem|Files)DeleteGuard[0-9a-f]{8}Policy/);
+      expect(d.statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^(FileSystem|Files)[0-9A-F]{8}$/), 'FileSystemArn'] });
+      const template = templates.find((t) => t.stack === d.stack)!.template;
+      expect(JSON.stringify(template.Resources[d.resource].Properties.Roles)).toMatch(/S3FilesMountTargetsWaiterProviderIsCompleteServiceRole/);
+    }
     expect(JSON.stringify(identityStatements())).not.toContain('forceDelete');
   });
 });

@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { App, NestedStack, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
-import { S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
+import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
@@ -42,14 +42,29 @@ export function buildValidatorApp(outdir: string): App {
     readOnly: true,
     directS3Read: lambda.DirectS3Read.disabled(),
   });
+
+  // Storage in one stack, compute in a sibling stack and in a nested stack (the common layout).
+  const storage = new Stack(app, 'MultiStackStorage');
+  const sharedVpc = new ec2.Vpc(storage, 'Vpc', {
+    maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+  });
+  Validations.of(sharedVpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Test-only stand-in for a user VPC; flow logs are the VPC owner\'s choice.' });
+  const shared = new S3FilesFileSystem(storage, 'Files', { vpc: sharedVpc, removalPolicy: RemovalPolicy.DESTROY });
+  const compute = new Stack(app, 'MultiStackCompute');
+  const fn = { runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({})') };
+  new S3FilesMountedFunction(compute, 'Own', { ...fn, fileSystem: shared });
+  const sharedAccessPoint = new S3FilesAccessPoint(compute, 'Shared', { fileSystem: shared, path: '/shared' });
+  new S3FilesMountedFunction(compute, 'Writer', { ...fn, accessPoint: sharedAccessPoint });
+  new S3FilesMountedFunction(compute, 'Reader', { ...fn, accessPoint: sharedAccessPoint, readOnly: true });
+  new S3FilesMountedFunction(new NestedStack(storage, 'Workers'), 'Worker', { ...fn, fileSystem: shared });
   return app;
 }
 
-/** Synthesizes the validator app into a fresh temp dir and returns the template paths. */
+/** Synthesizes the validator app into a fresh temp dir and returns the template paths (nested stacks included). */
 export function synthesizeTemplates(): { outdir: string; templates: string[] } {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-validate-'));
-  const assembly = buildValidatorApp(outdir).synth();
-  const templates = assembly.stacks.map((s) => path.join(outdir, s.templateFile));
+  buildValidatorApp(outdir).synth();
+  const templates = fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json')).sort().map((f) => path.join(outdir, f));
   return { outdir, templates };
 }
 

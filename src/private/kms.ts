@@ -1,0 +1,46 @@
+import { Stack, Token } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
+
+/** IAM condition blocks. */
+export type Conditions = Record<string, Record<string, unknown>>;
+
+/** An alias stands in for a key in CDK, but IAM never matches an alias ARN against key use. */
+export function isAlias(key: kms.IKey): boolean {
+  return typeof (key as Partial<kms.IAlias>).aliasName === 'string'
+    || (!Token.isUnresolved(key.keyArn) && /:alias\//.test(key.keyArn));
+}
+
+/** Every key of the stack's account and region. */
+export function kmsKeyWildcard(stack: Stack): string {
+  return stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*' });
+}
+
+/** The key an alias of this app points to; undefined for an imported alias (its target is unknown). */
+function aliasTarget(key: kms.IKey): kms.IKey | undefined {
+  try {
+    return (key as Partial<kms.IAlias>).aliasTargetKey;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resources and conditions for a KMS statement: the key ARN; for an alias of this app, its target
+ * key; for an imported alias, the keys of this account and region that carry the alias
+ * (`kms:ResourceAliases`).
+ */
+export function kmsKeyGrant(key: kms.IKey, conditions: Conditions): { resources: string[]; conditions: Conditions } {
+  if (!isAlias(key)) return { resources: [key.keyArn], conditions };
+  const target = aliasTarget(key);
+  if (target) return { resources: [target.keyArn], conditions };
+  const alias = (key as Partial<kms.IAlias>).aliasName ?? key.keyArn.replace(/^.*:alias\//, 'alias/');
+  return {
+    resources: [kmsKeyWildcard(Stack.of(key))],
+    conditions: { ...conditions, 'ForAnyValue:StringEquals': { 'kms:ResourceAliases': alias } },
+  };
+}
+
+/** True when the grant for `key` falls back to every key with the alias (for the cdk-nag acknowledgement). */
+export function grantsByAlias(key: kms.IKey): boolean {
+  return isAlias(key) && aliasTarget(key) === undefined;
+}
