@@ -118,6 +118,33 @@ const REJECTED: Record<string, Rejected> = {
     prop: /invalid vpcSubnets "subnet-0abc"/,
     fix: /import it with its availabilityZone \(ec2.Subnet.fromSubnetAttributes\)/,
   },
+  'a function in an AZ without a mount target': {
+    build: (s) => {
+      const vpc = isolatedVpc(s);
+      const files = new S3FilesFileSystem(s, 'OneAz', { vpc, vpcSubnets: { subnets: [vpc.isolatedSubnets[0]] } });
+      return mounted(s, { fileSystem: files });
+    },
+    prop: /Hostile\/Fn: invalid vpcSubnets "[a-z0-9-]+": Hostile\/OneAz has mount targets only in/,
+    fix: /select subnets in .* only, or add those AZs to the file system's vpcSubnets/,
+  },
+  'a function with five security groups of its own': {
+    build: (s) => {
+      const vpc = isolatedVpc(s);
+      return mounted(s, { vpc, securityGroups: [1, 2, 3, 4, 5].map((i) => new ec2.SecurityGroup(s, `Sg${i}`, { vpc })) });
+    },
+    prop: /invalid securityGroups .*Lambda allows at most 5/,
+    fix: /pass at most 4 security groups/,
+  },
+  'SNAPSHOT through applyRemovalPolicy': {
+    build: (s) => fileSystem(s).applyRemovalPolicy(RemovalPolicy.SNAPSHOT),
+    prop: /invalid applyRemovalPolicy "SNAPSHOT"/,
+    fix: /RemovalPolicy.RETAIN or RemovalPolicy.DESTROY/,
+  },
+  'an availabilityTimeout past CloudFormation\'s hour': {
+    build: (s) => fileSystem(s, { availabilityTimeout: Duration.minutes(90) }),
+    prop: /invalid availabilityTimeout 1 hour 30 minutes: .*at most one hour/,
+    fix: /Duration.minutes\(20\)/,
+  },
   'a subnet group the VPC does not have': {
     build: (s) => fileSystem(s, { vpcSubnets: { subnetGroupName: 'Nope' } }),
     prop: /invalid vpcSubnets \{"subnetGroupName":"Nope"\}/,
