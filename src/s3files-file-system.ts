@@ -12,11 +12,12 @@ import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
 import { acknowledge, findingResource } from './private/nag';
+import { estimatePolicyCharacters } from './private/policy-size';
 import {
   invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateWholeDays,
 } from './private/validation';
 import {
-  CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, waiterServiceTimeout, WAITER_RESOURCE_TYPE,
+  CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS, WAITER_RESOURCE_TYPE,
 } from './private/waiter-provider';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 
@@ -210,6 +211,8 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   private readonly policyResource: s3files.CfnFileSystemPolicy;
   private readonly waiter: CustomResource;
   private readonly deleteGuard: CustomResource;
+  /** The handlers' rights on this file system (waiter reads; guard deletes with DESTROY). */
+  private readonly handlerPolicy: iam.CfnPolicy;
   private readonly warnedUntaggable = new Set<string>();
 
   constructor(scope: Construct, id: string, props: S3FilesFileSystemProps) {
@@ -275,7 +278,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     // ---- delete guard: everything using the file system depends on it, so on deletion it runs
     // after they are gone and deletes the file system itself (DESTROY only), without forceDelete.
     const provider = S3FilesWaiterProvider.getOrCreate(this);
-    this.deleteGuard = this.createDeleteGuard(provider, role);
+    ({ guard: this.deleteGuard, policy: this.handlerPolicy } = this.createDeleteGuard(provider, role));
 
     // ---- network: one client group; one rule on the mount-target group, whatever the number of clients
     const securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
@@ -316,8 +319,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     this.policyResource.node.addDependency(this.deleteGuard);
     this.node.addValidation({ validate: () => this.validatePolicySize() });
 
-    // ---- waiter
-    provider.grantReadFileSystem(this.fileSystemArn);
+    // ---- waiter (its read rights are in the per-file-system handler policy, with the guard's)
     if (importedBucket) provider.grantVerifyBucketVersioning(this.bucket);
     this.waiter = new CustomResource(this, 'MountTargetsAvailable', {
       serviceToken: provider.serviceToken,
@@ -333,7 +335,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       },
     });
     // Clients wait for this, so it also stands for the NFS rules being in place.
-    this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup);
+    this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup, this.handlerPolicy);
     this.mountTargetsAvailable = this.waiter;
   }
 
@@ -538,7 +540,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
    * policy still names the old ARN. Removing the file system from the app removes the pair too;
    * the guard depends on its policy, so the policy outlives the guard's Delete.
    */
-  private createDeleteGuard(provider: S3FilesWaiterProvider, role: iam.IRole): CustomResource {
+  private createDeleteGuard(provider: S3FilesWaiterProvider, role: iam.IRole): { guard: CustomResource; policy: iam.CfnPolicy } {
     const identity = {
       bucket: Token.isUnresolved(this.bucket.bucketName) ? this.bucket.node.path : this.bucket.bucketName,
       prefix: this.prefix,
@@ -568,34 +570,33 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
       },
     });
     guard.node.addDependency(policy);
-    return guard;
+    return { guard, policy };
   }
 
-  /** What the guard may do: read always; delete, clean up and empty only when the final policy is DESTROY. */
+  /**
+   * The handlers' rights on this file system: the waiter's reads always; the guard's deletion,
+   * clean-up and emptying only when the final policy is DESTROY. No Sids: every file system's
+   * policy counts against IAM's 10,240 characters of inline policies on the one handler role.
+   */
   private renderGuardPolicy(): iam.PolicyDocument {
     const doc = new iam.PolicyDocument();
     doc.addStatements(new iam.PolicyStatement({
-      sid: 'ReadFileSystem',
-      actions: GUARD_READ_ACTIONS,
+      actions: HANDLER_READ_ACTIONS,
       resources: [this.fileSystemArn, `${this.fileSystemArn}/access-point/*`],
     }));
     if (!this.destroyOnDelete) return doc;
     const stack = Stack.of(this);
     doc.addStatements(
-      new iam.PolicyStatement({ sid: 'DeleteFileSystem', actions: ['s3files:DeleteFileSystem'], resources: [this.fileSystemArn] }),
+      new iam.PolicyStatement({ actions: ['s3files:DeleteFileSystem'], resources: [this.fileSystemArn] }),
       // What CloudFormation's own delete handler holds: the service removes its EventBridge rules on the caller's behalf.
-      new iam.PolicyStatement({
-        sid: 'RemoveSyncRules',
-        actions: GUARD_EVENTS_ACTIONS,
-        resources: [eventsRuleArn(stack)],
-      }),
+      new iam.PolicyStatement({ actions: GUARD_EVENTS_ACTIONS, resources: [eventsRuleArn(stack)] }),
     );
     if (this.ownsBucket) {
       doc.addStatements(
         // The bucket stays attached for a while after the deletion; ListFileSystems has no resource-level permissions.
-        new iam.PolicyStatement({ sid: 'WaitForDetachment', actions: ['s3files:ListFileSystems'], resources: ['*'] }),
-        new iam.PolicyStatement({ sid: 'ListBucketToEmpty', actions: ['s3:ListBucket', 's3:ListBucketVersions'], resources: [this.bucket.bucketArn] }),
-        new iam.PolicyStatement({ sid: 'EmptyBucket', actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [this.bucket.arnForObjects('*')] }),
+        new iam.PolicyStatement({ actions: ['s3files:ListFileSystems'], resources: ['*'] }),
+        new iam.PolicyStatement({ actions: ['s3:ListBucket', 's3:ListBucketVersions'], resources: [this.bucket.bucketArn] }),
+        new iam.PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [this.bucket.arnForObjects('*')] }),
       );
     }
     return doc;
@@ -603,7 +604,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
 
   private acknowledgeGuardFindings(policy: iam.CfnPolicy): void {
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `${this.fileSystemArn}/access-point/*`)}]`,
-      'Read-only, on the access points of this one file system: the guard lists what still blocks a deletion.');
+      'Read-only, on the access points of this one file system: their ids exist only after creation, and the waiter checks each one.');
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, eventsRuleArn(Stack.of(this)))}]`,
       'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s own delete handler holds).');
     acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
@@ -791,8 +792,8 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
 const CLIENT_ACTIONS = ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'];
 /** Value of the client tag on client roles. */
 const CLIENT_TAG_VALUE = 'true';
-/** What the delete guard reads to delete a file system and to say what blocks it. */
-const GUARD_READ_ACTIONS = ['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:ListAccessPoints'];
+/** What the waiter reads to see mount targets and access points, and the guard to delete and to say what blocks it. */
+const HANDLER_READ_ACTIONS = [...WAITER_READ_ACTIONS, 's3files:ListAccessPoints'];
 /** The EventBridge rights of CloudFormation's own AWS::S3Files::FileSystem delete handler. */
 const GUARD_EVENTS_ACTIONS = ['events:DescribeRule', 'events:DeleteRule', 'events:ListTargetsByRule', 'events:PutRule', 'events:RemoveTargets'];
 
@@ -868,19 +869,4 @@ class AzCoverage {
     }
     return { azs: [...azs], unknown };
   }
-}
-
-/** The resolved policy's length as the service counts it, with every intrinsic taken at 128 characters. */
-function estimatePolicyCharacters(resolved: unknown): number {
-  const placeholder = 'x'.repeat(128);
-  const flatten = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(flatten);
-    if (value && typeof value === 'object') {
-      const keys = Object.keys(value);
-      if (keys.length === 1 && (keys[0] === 'Ref' || keys[0].startsWith('Fn::'))) return placeholder;
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, flatten(v)]));
-    }
-    return value;
-  };
-  return JSON.stringify(flatten(resolved)).length;
 }

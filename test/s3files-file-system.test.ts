@@ -602,7 +602,7 @@ describe('S3FilesFileSystem: waiter', () => {
     expect(resourcesOfType(t, 'AWS::S3::Bucket')).toHaveLength(0);
   });
 
-  test('one provider per stack, granted read access to each file system and its access points', () => {
+  test('one provider per stack; each file system\'s handler policy grants the reads on it and its access points, and the waiter waits for it', () => {
     // GIVEN
     const stack = newStack();
     const vpc = isolatedVpc(stack);
@@ -614,17 +614,37 @@ describe('S3FilesFileSystem: waiter', () => {
     expect(resourcesOfType(t, 'AWS::StepFunctions::StateMachine')).toHaveLength(1);
     const waiters = resourcesOfType(t, 'Custom::S3FilesMountTargetsAvailable');
     expect(new Set(waiters.map(([, w]) => JSON.stringify(w.Properties.ServiceToken))).size).toBe(1);
-    const [, isCompletePolicy] = resourcesOfType(t, 'AWS::IAM::Policy')
-      .find(([id]) => id.startsWith('S3FilesMountTargetsWaiterProviderIsCompleteServiceRoleDefaultPolicy'))!;
-    const statements = isCompletePolicy.Properties.PolicyDocument.Statement;
-    expect(statements).toHaveLength(2);
-    for (const [i, name] of ['A', 'B'].entries()) {
-      expect(statements[i].Action).toEqual(['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:GetMountTarget', 's3files:GetAccessPoint']);
-      expect(statements[i].Resource).toEqual([
-        { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] },
-        { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] }, '/access-point/*']] },
-      ]);
+    for (const name of ['A', 'B']) {
+      const [policyId, policy] = byPrefix(t, 'AWS::IAM::Policy', `${name}DeleteGuard`);
+      expect(policy.Properties.Roles).toEqual([{ Ref: expect.stringMatching(/^S3FilesMountTargetsWaiterProviderIsCompleteServiceRole/) }]);
+      expect(policy.Properties.PolicyDocument.Statement).toEqual([{
+        Effect: 'Allow',
+        Action: ['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:GetMountTarget', 's3files:GetAccessPoint', 's3files:ListAccessPoints'],
+        Resource: [
+          { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] },
+          { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] }, '/access-point/*']] },
+        ],
+      }]);
+      const [, waiter] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', `${name}MountTargetsAvailable`);
+      expect(waiter.DependsOn).toContain(policyId);
     }
+  });
+
+  test.each([
+    [RemovalPolicy.RETAIN, 23],
+    [RemovalPolicy.DESTROY, 8],
+  ])('with %s, %i file systems fit one stack; one more is a synth error about the handler role\'s inline policy limit', (removalPolicy, fits) => {
+    // GIVEN a stack with the largest number of file systems whose handler policies fit IAM's 10,240 characters
+    const build = (n: number) => {
+      const stack = newStack();
+      const vpc = isolatedVpc(stack);
+      for (let i = 0; i < n; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc, removalPolicy }).addAccessPoint('Ap');
+      return stack;
+    };
+    // WHEN / THEN
+    expect(() => Template.fromStack(build(fits))).not.toThrow();
+    expect(() => Template.fromStack(build(fits + 1)))
+      .toThrow(/TestStack: the waiter and delete-guard policies of the S3 Files file systems in this stack add up to about \d+ characters .*IAM allows at most 10240 .*Fix: put some of the file systems in another stack/);
   });
 
   test('the handlers run on arm64 with the contract polling settings', () => {
@@ -870,7 +890,7 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     const deletes = handlerRoleStatements(t).filter(({ statement }) => JSON.stringify(statement.Action).includes('s3files:DeleteFileSystem'));
     expect(deletes).toEqual([{
       policy: expect.stringMatching(/^GoneDeleteGuard[0-9a-f]{8}Policy/),
-      statement: { Sid: 'DeleteFileSystem', Effect: 'Allow', Action: 's3files:DeleteFileSystem', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Gone/), 'FileSystemArn'] } },
+      statement: { Effect: 'Allow', Action: 's3files:DeleteFileSystem', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Gone/), 'FileSystemArn'] } },
     }]);
     const others = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy').filter(([id]) => !/^GoneDeleteGuard/.test(id)));
     expect(others).not.toContain('s3files:DeleteFileSystem');

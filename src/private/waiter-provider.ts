@@ -5,6 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, IConstruct } from 'constructs';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from './nag';
+import { estimatePolicyCharacters } from './policy-size';
 import { WaitForAvailableIsCompleteFunction } from './wait-for-available-is-complete-function';
 import { WaitForAvailableOnEventFunction } from './wait-for-available-on-event-function';
 
@@ -12,6 +13,9 @@ import { WaitForAvailableOnEventFunction } from './wait-for-available-on-event-f
 export const WAITER_RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
 /** CloudFormation type of the delete guard, served by the same provider (shared with the handlers). */
 export const DELETE_GUARD_RESOURCE_TYPE = 'Custom::S3FilesDeleteGuard';
+
+/** IAM: all inline policies of one role together (AWS::IAM::Policy resources attach as inline policies). */
+export const MAX_ROLE_INLINE_POLICY_CHARS = 10240;
 
 /** CloudFormation waits at most this long for a custom resource (its `ServiceTimeout` ceiling). */
 export const CUSTOM_RESOURCE_MAX_SECONDS = 3600;
@@ -77,6 +81,8 @@ export class S3FilesWaiterProvider extends Construct {
       memorySize: 256,
     });
 
+    this.node.addValidation({ validate: () => this.validateHandlerPolicySize() });
+
     const provider = new cr.Provider(this, 'Provider', {
       onEventHandler: this.onEventFunction,
       isCompleteHandler: this.isCompleteFunction,
@@ -116,6 +122,27 @@ export class S3FilesWaiterProvider extends Construct {
     this.isCompleteFunction.addToRolePolicy(statement);
     acknowledge(this, `AwsSolutions-IAM5[${findingResource(this, `${fileSystemArn}/access-point/*`)}]`,
       'Only access points of this one file system: their ids exist only after creation, and naming them would make them depend on this role, which the delete guard they depend on needs (a cycle).');
+  }
+
+  /**
+   * Every file system of the stack adds read rights (and a delete guard policy) to the isComplete
+   * role, and IAM caps a role's inline policies at 10,240 characters in total: fail at synth with
+   * the fix rather than at deploy time.
+   */
+  private validateHandlerPolicySize(): string[] {
+    const stack = Stack.of(this);
+    const role = this.isCompleteFunction.role!.node.defaultChild as iam.CfnRole;
+    const roleRef = JSON.stringify(stack.resolve(role.ref));
+    let total = 0;
+    for (const c of stack.node.findAll()) {
+      if (c instanceof iam.CfnPolicy && Stack.of(c) === stack && JSON.stringify(stack.resolve(c.roles)).includes(roleRef)) {
+        total += estimatePolicyCharacters(stack.resolve(c.policyDocument));
+      }
+    }
+    if (total <= MAX_ROLE_INLINE_POLICY_CHARS) return [];
+    return [`${stack.node.path}: the waiter and delete-guard policies of the S3 Files file systems in this stack add up to about ${total} characters `
+      + `on one role (${this.isCompleteFunction.node.path}), and IAM allows at most ${MAX_ROLE_INLINE_POLICY_CHARS} characters of inline policies `
+      + 'per role. Fix: put some of the file systems in another stack (each stack has its own waiter role); see the README\'s capacity notes.'];
   }
 
   /** Lets onEvent read the versioning status of an imported bucket. */
