@@ -19,7 +19,8 @@ import { BUNDLE_BUDGET_BYTES, runBundleBenchmark } from './bundles';
 import { groupedBarChartSvg } from './chart';
 import { QUERY_INTERVAL_MS, runDeployWait, TERRAFORM_FIXED_WAIT_MS } from './deploy-wait';
 import {
-  CFN_MAX_RESOURCES, CFN_MAX_TEMPLATE_BYTES, DependencyStats, MAX_FILE_SYSTEM_POLICY_CHARS, MAX_INBOUND_RULES, dependencyStats, handWiredStack, libraryFits, libraryStack, linearFit,
+  CFN_MAX_RESOURCES, CFN_MAX_TEMPLATE_BYTES, DependencyStats, MAX_FILE_SYSTEM_POLICY_CHARS, MAX_INBOUND_RULES, dependencyStats,
+  handWiredStack, libraryFits, libraryStack, linearFit,
   runSynthBenchmark, SynthRow, templateBudget,
 } from './synth';
 import { DEFAULT_CONCURRENCY } from '../lambda/processor-s3files/index';
@@ -172,7 +173,7 @@ function templateSection(rows: SynthRow[], libDeps: DependencyStats, handDeps: D
       + `(a linear model would have said ${b.maxByBytes}). The other limits do not grow with the functions: at ${atMax.n} functions the file system `
       + `policy is ${atMax.policyChars ?? '?'} of ${MAX_FILE_SYSTEM_POLICY_CHARS} characters (${first.library.policyChars} at ${first.n}), and the mount-target `
       + `security group has ${atMax.nfsInboundRules ?? '?'} of ${MAX_INBOUND_RULES} inbound rules (hand-wired: ${last.handWired.nfsInboundRules} at ${last.n} functions, `
-      + `one per function). Past one stack, put the functions in more stacks: the file system's stack does not change when they are added `
+      + 'one per function). Past one stack, put the functions in more stacks: the file system\'s stack does not change when they are added '
       + '(test/lifecycle: 200 functions in four compute stacks).',
     '',
     libDeps.extraIngressDependsOn === 0

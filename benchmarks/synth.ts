@@ -294,7 +294,8 @@ export function libraryFits(n: number): {
       s.policyChars > MAX_FILE_SYSTEM_POLICY_CHARS ? 'file system policy characters' : '',
       s.nfsInboundRules > MAX_INBOUND_RULES ? 'mount-target inbound rules' : '',
     ].filter(Boolean);
-    return { n, resources: s.resources, bytes: s.bytes, policyChars: s.policyChars, nfsInboundRules: s.nfsInboundRules, fits: binding.length === 0, binding };
+    const { resources, bytes } = s;
+    return { n, resources, bytes, policyChars: s.policyChars, nfsInboundRules: s.nfsInboundRules, fits: binding.length === 0, binding };
   } catch (e) {
     const m = /Number of resources in stack '[^']*': (\d+)/.exec(String(e));
     if (!m) throw e;

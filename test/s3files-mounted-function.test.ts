@@ -334,6 +334,17 @@ describe('S3FilesMountedFunction: AZ coverage', () => {
     expect(() => new S3FilesMountedFunction(stack, 'Fn', { ...FN, fileSystem })).toThrow(new RegExp(`invalid vpcSubnets "${az0}"`));
   });
 
+  test('a function subnet imported without its AZ gets the warning, not a crash', () => {
+    // GIVEN a file system in a normal VPC, and a function subnet imported by id only
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
+    // WHEN
+    new S3FilesMountedFunction(stack, 'Fn', { ...FN, fileSystem, vpcSubnets: { subnets: [ec2.Subnet.fromSubnetId(stack, 'NoAz', 'subnet-0abc')] } });
+    // THEN
+    expect(warnings(stack).join('\n')).toMatch(/only known at deploy time/);
+  });
+
   test('AZs known only at deploy time get a warning instead', () => {
     // GIVEN a VPC imported with token AZs
     const stack = newStack();
@@ -349,6 +360,18 @@ describe('S3FilesMountedFunction: AZ coverage', () => {
 });
 
 describe('S3FilesMountedFunction: direct S3 reads', () => {
+  test('with a bucket key given as an imported alias, kms:Decrypt is on the keys carrying the alias', () => {
+    // GIVEN
+    const stack = newStack();
+    const encryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
+    // WHEN
+    const { template } = mounted({ bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), fileSystemOptions: { encryptionKey } }, stack);
+    // THEN
+    const decrypt = roleStatements(template(), 'Processor').find((st: any) => st.Sid === 'S3FilesDirectReadDecrypt');
+    expect(JSON.stringify(decrypt.Resource)).toMatch(/:key\/\*/);
+    expect(decrypt.Condition['ForAnyValue:StringEquals']).toEqual({ 'kms:ResourceAliases': 'alias/data' });
+  });
+
   test('DirectS3Read.disabled(): DISABLED and no S3 read grant', () => {
     const { template } = mounted({ directS3Read: lambda.DirectS3Read.disabled() });
     template().hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [Match.objectLike({ S3FilesConfig: { DirectS3Read: 'DISABLED' } })] });

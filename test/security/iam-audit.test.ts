@@ -111,13 +111,13 @@ describe('IAM audit of every synthesized template', () => {
       // THEN the only resource is a file system ARN (of this stack, or of another through an export or a nested-stack parameter) ...
       const [resource, ...more] = list<Json>(statement.Resource);
       expect(more).toEqual([]);
-      const fs = target(stack, resource, 'FileSystemArn');
-      expect(fs?.resource.Type).toBe('AWS::S3Files::FileSystem');
+      const fileSystem = target(stack, resource, 'FileSystemArn');
+      expect(fileSystem?.resource.Type).toBe('AWS::S3Files::FileSystem');
       // ... and the condition names one access point of that same file system
       const ap = target(stack, statement.Condition?.ArnEquals?.['s3files:AccessPointArn'], 'AccessPointArn');
       expect(ap?.resource.Type).toBe('AWS::S3Files::AccessPoint');
       const apFs = target(ap!.stack, ap!.resource.Properties.FileSystemId, 'FileSystemId');
-      expect(apFs && { stack: apFs.stack, id: apFs.id }).toEqual({ stack: fs!.stack, id: fs!.id });
+      expect(apFs && { stack: apFs.stack, id: apFs.id }).toEqual({ stack: fileSystem!.stack, id: fileSystem!.id });
       expect(list<string>(statement.Action).every((a) => ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'].includes(a))).toBe(true);
     }
   });
