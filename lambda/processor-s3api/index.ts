@@ -1,19 +1,22 @@
 /**
  * "Before" processor: the same job as processor-s3files, through the S3 API only.
  *
- * Steps per file: GetObject (streamed through the counter), PutObject `processed/<name>.meta.json`,
- * CopyObject to `processed/<name>`, then DeleteObject of the source, only after the copy and the
- * metadata succeeded, so a failure never loses a file. The copy and the delete name the exact
- * version that was read (versioned buckets), so an upload that lands mid-run is neither copied
- * unread nor hidden behind a delete marker. Needs s3:GetObject(Version), s3:PutObject,
- * s3:ListBucket and s3:DeleteObject(Version). Two invocations racing do idempotent work: both copy
+ * The inbox is listed with ListObjectVersions, so each key's current version and the versions
+ * stored before it are known. Steps per file: GetObject of that current version (streamed through
+ * the counter), PutObject `processed/<name>.meta.json`, CopyObject of that version to
+ * `processed/<name>`, then one DeleteObjects of that version and every older one, only after the
+ * copy and the metadata succeeded, so a failure never loses a file. Deleting only the version read
+ * would let the previous upload become current again and be processed next run, overwriting the
+ * newer result; a version uploaded during the run is neither copied unread nor deleted, so it is
+ * processed next run. Needs s3:GetObject(Version), s3:PutObject, s3:ListBucket(Versions) and
+ * s3:DeleteObject(Version). Two invocations racing do idempotent work: both copy
  * the same version and write the same metadata, the key ends in processed/ once.
  */
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
-  CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, paginateListObjectsV2,
+  CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectVersionsCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { s3Client } from '../shared/aws';
 import {
@@ -58,8 +61,50 @@ export async function handler(event?: ProcessorEvent | null): Promise<ProcessorR
 interface Item {
   readonly name: string;
   readonly key: string;
+  /** The current version when listed (undefined in an unversioned bucket: "null"). */
+  readonly versionId?: string;
+  /** Versions of the key stored before it, deleted with it. */
+  readonly older: string[];
   stats?: TextStats;
-  versionId?: string;
+}
+
+/**
+ * Every key under `prefix` with its current version and the versions stored before it. S3 lists a
+ * key's versions newest first, across pages. Keys whose current version is a delete marker are skipped.
+ */
+export interface CurrentVersion {
+  readonly key: string;
+  /** Undefined in a bucket that never had versioning. */
+  readonly versionId?: string;
+  /** Versions stored before the current one. */
+  readonly older: string[];
+}
+
+export async function listCurrentVersions(client: S3Client, bucket: string, prefix: string): Promise<CurrentVersion[]> {
+  const byKey = new Map<string, { key: string; versionId?: string; older: string[]; deleted: boolean }>();
+  let markers: { KeyMarker?: string; VersionIdMarker?: string } = {};
+  for (;;) {
+    const page = await client.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: prefix, ...markers }));
+    const entries = [
+      ...(page.Versions ?? []).map((v) => ({ key: v.Key!, versionId: v.VersionId, latest: v.IsLatest === true, marker: false })),
+      ...(page.DeleteMarkers ?? []).map((m) => ({ key: m.Key!, versionId: m.VersionId, latest: m.IsLatest === true, marker: true })),
+    ];
+    for (const e of entries) {
+      let item = byKey.get(e.key);
+      if (!item) byKey.set(e.key, item = { key: e.key, older: [], deleted: false });
+      if (e.latest) {
+        item.versionId = e.marker ? undefined : e.versionId;
+        item.deleted = e.marker;
+      }
+    }
+    // Versions (not markers) that are not the current one are the older ones.
+    for (const v of page.Versions ?? []) {
+      if (v.IsLatest !== true && v.VersionId) byKey.get(v.Key!)!.older.push(v.VersionId);
+    }
+    if (!page.IsTruncated) break;
+    markers = { KeyMarker: page.NextKeyMarker, VersionIdMarker: page.NextVersionIdMarker };
+  }
+  return [...byKey.values()].filter((i) => !i.deleted).map(({ key, versionId, older }) => ({ key, versionId, older }));
 }
 
 export async function processBucket(opts: BucketProcessorOptions): Promise<ProcessorResult> {
@@ -75,14 +120,12 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
 
   const listed = await timed(timings, 'listMs', async () => {
     const items: Item[] = [];
-    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: INBOX_PREFIX })) {
-      for (const obj of page.Contents ?? []) {
-        const name = obj.Key!.slice(INBOX_PREFIX.length);
-        if (name === '') continue; // the "inbox/" folder marker itself
-        const reason = unrepresentableKeyReason(name);
-        if (reason) fail(name, `refused: ${reason}`);
-        else items.push({ name, key: obj.Key! });
-      }
+    for (const { key, versionId, older } of await listCurrentVersions(client, bucket, INBOX_PREFIX)) {
+      const name = key.slice(INBOX_PREFIX.length);
+      if (name === '') continue; // the "inbox/" folder marker itself
+      const reason = unrepresentableKeyReason(name);
+      if (reason) fail(name, `refused: ${reason}`);
+      else items.push({ name, key, versionId, older });
     }
     return items;
   });
@@ -90,8 +133,7 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
   const counted = await timed(timings, 'readMs', () =>
     keepSucceeded(listed, opts.concurrency, async (item) => {
       try {
-        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: item.key }));
-        item.versionId = res.VersionId;
+        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: item.key, VersionId: item.versionId }));
         const counter = new TextStatsCounter();
         const body = res.Body as Readable;
         try {
@@ -142,7 +184,12 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
         return false;
       }
       try {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: item.key, VersionId: item.versionId }));
+        // The version read and every older one, so none becomes current again. At most 1,000 per call.
+        const versions = [item.versionId ?? 'null', ...item.older].map((VersionId) => ({ Key: item.key, VersionId }));
+        for (let i = 0; i < versions.length; i += 1000) {
+          const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: versions.slice(i, i + 1000), Quiet: true } }));
+          if (res.Errors?.length) throw new Error(`${res.Errors[0].Code}: ${res.Errors[0].Message}`);
+        }
         return true;
       } catch (e) {
         fail(item.name, `copied to processed/ but deleting inbox/ failed (a later run processes it again): ${errorMessage(e)}`);

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import {
-  CopyObjectCommand, CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command,
+  CopyObjectCommand, CreateBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand,
   ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, S3Client, paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -54,6 +54,53 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
   beforeEach(() => { out = captureStdout(); });
   afterEach(() => out.restore());
 
+  test('a key re-uploaded before processing: the newest content is processed, and no older version comes back', async () => {
+    // GIVEN a versioned bucket where the producer uploaded report.txt twice before the run
+    const bucket = await newBucket();
+    await put(bucket, 'inbox/report.txt', 'old draft');
+    await put(bucket, 'inbox/report.txt', 'final version of the report');
+    // WHEN the processor runs, and runs again
+    const first = await handler({});
+    const second = await handler({});
+    // THEN the first run processed the newest content and the key is gone from the inbox (no resurrected version)
+    expect(first).toMatchObject({ files: 1, errors: [] });
+    expect(await keys(bucket, 'inbox/')).toEqual([]);
+    expect(second).toMatchObject({ files: 0, errors: [] });
+    expect((await get(bucket, 'processed/report.txt')).toString()).toBe('final version of the report');
+    expect(JSON.parse((await get(bucket, 'processed/report.txt.meta.json')).toString())).toMatchObject({ wordCount: 5 });
+    const versions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/report.txt' }));
+    expect(versions.Versions ?? []).toEqual([]);
+  });
+
+  test('an upload that lands during the run is neither processed unread nor deleted: the next run processes it', async () => {
+    // GIVEN report.txt in the inbox, and a producer that uploads a new version while the processor reads
+    const bucket = await newBucket();
+    await put(bucket, 'inbox/report.txt', 'first');
+    const client = new S3Client({ forcePathStyle: true });
+    const realSend = client.send.bind(client);
+    let uploaded = false;
+    jest.spyOn(client, 'send').mockImplementation((async (cmd: any) => {
+      if (cmd instanceof GetObjectCommand && !uploaded) {
+        uploaded = true;
+        await put(bucket, 'inbox/report.txt', 'second upload');
+      }
+      return realSend(cmd);
+    }) as never);
+    // WHEN the processor runs twice
+    const first = await processBucket({ client, bucket, concurrency: 1 });
+    const afterFirst = (await get(bucket, 'processed/report.txt')).toString();
+    const inboxAfterFirst = (await get(bucket, 'inbox/report.txt')).toString();
+    const second = await processBucket({ client, bucket, concurrency: 1 });
+    // THEN the first run moved what it read and left the new upload; the second run processed it
+    expect(first.files).toBe(1);
+    expect(afterFirst).toBe('first');
+    expect(inboxAfterFirst).toBe('second upload');
+    expect(second.files).toBe(1);
+    expect((await get(bucket, 'processed/report.txt')).toString()).toBe('second upload');
+    expect(await keys(bucket, 'inbox/')).toEqual([]);
+    client.destroy();
+  });
+
   test('processes Unicode/space keys and empty objects, moves them with metadata, emits FilesProcessed', async () => {
     // GIVEN a versioned bucket with awkward keys
     const bucket = await newBucket();
@@ -82,11 +129,11 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
   });
 
   test('paginates past 1,000 keys', async () => {
-    // GIVEN 1,005 objects (ListObjectsV2 returns at most 1,000 per page)
+    // GIVEN 1,005 objects (ListObjectVersions returns at most 1,000 per page)
     const bucket = await newBucket();
     const names = Array.from({ length: 1005 }, (_, i) => `n${String(i).padStart(4, '0')} é.txt`);
     await mapPool(names, 16, (n) => put(bucket, `inbox/${n}`, `word ${n}\n`));
-    const firstPage = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'inbox/' }));
+    const firstPage = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/' }));
     expect(firstPage.IsTruncated).toBe(true);
 
     // WHEN
@@ -138,7 +185,9 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     jest.spyOn(client, 'send').mockImplementation((async (cmd: any) => {
       if (cmd instanceof GetObjectCommand && !deleted) {
         deleted = true;
-        await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'inbox/gone.txt' }));
+        // Gone for good: every version deleted (a plain delete would only add a delete marker).
+        const listed = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/gone.txt' }));
+        for (const v of listed.Versions ?? []) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: v.Key!, VersionId: v.VersionId }));
       }
       return realSend(cmd);
     }) as never);
@@ -146,7 +195,7 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     const result = await processBucket({ client, bucket, concurrency: 1 });
     // THEN
     expect(result.files).toBe(1);
-    expect(result.errors).toEqual([{ name: 'gone.txt', error: expect.stringMatching(/^NoSuchKey/) }]);
+    expect(result.errors).toEqual([{ name: 'gone.txt', error: expect.stringMatching(/^NoSuch(Key|Version)/) }]);
     client.destroy();
   });
 
@@ -166,11 +215,13 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
   beforeAll(() => { mock = mockClient(S3Client); });
   beforeEach(() => {
     mock.reset();
-    mock.on(ListObjectsV2Command as never).resolves({ Contents: [{ Key: 'inbox/a.txt' }, { Key: 'inbox/b c.txt' }, { Key: 'inbox/d.txt' }] } as never);
-    mock.on(GetObjectCommand).callsFake((input) => ({ Body: body(`content of ${input.Key}\n`), VersionId: `v-${input.Key}` }));
+    mock.on(ListObjectVersionsCommand as never).resolves({
+      Versions: ['inbox/a.txt', 'inbox/b c.txt', 'inbox/d.txt'].map((Key) => ({ Key, VersionId: `v-${Key}`, IsLatest: true })),
+    } as never);
+    mock.on(GetObjectCommand).callsFake((input) => ({ Body: body(`content of ${input.Key}\n`), VersionId: input.VersionId }));
     mock.on(PutObjectCommand).resolves({});
     mock.on(CopyObjectCommand).resolves({});
-    mock.on(DeleteObjectCommand).resolves({});
+    mock.on(DeleteObjectsCommand).resolves({});
   });
   afterAll(() => mock.restore());
 
@@ -188,8 +239,8 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
       { name: 'b c.txt', error: 'copy to processed/ failed, left in inbox/: AccessDenied: Access Denied' },
       { name: 'd.txt', error: 'writing metadata failed, left in inbox/: SlowDown: Slow Down' },
     ]));
-    const deleted = mock.commandCalls(DeleteObjectCommand).map((c) => c.args[0].input);
-    expect(deleted).toEqual([{ Bucket: 'bkt', Key: 'inbox/a.txt', VersionId: 'v-inbox/a.txt' }]);
+    const deleted = mock.commandCalls(DeleteObjectsCommand).map((c) => c.args[0].input);
+    expect(deleted).toEqual([{ Bucket: 'bkt', Delete: { Objects: [{ Key: 'inbox/a.txt', VersionId: 'v-inbox/a.txt' }], Quiet: true } }]);
     const copies = mock.commandCalls(CopyObjectCommand).map((c) => c.args[0].input.CopySource).sort();
     expect(copies).toEqual(['bkt/inbox/a.txt?versionId=v-inbox%2Fa.txt', 'bkt/inbox/b%20c.txt?versionId=v-inbox%2Fb%20c.txt']);
     expect(mock.commandCalls(CopyObjectCommand).some((c) => c.args[0].input.Key === 'processed/d.txt')).toBe(false);
@@ -197,11 +248,21 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
 
   test('a failed delete after a good copy is reported; the file is in both places, never lost', async () => {
     // GIVEN delete fails
-    mock.on(DeleteObjectCommand).rejects(Object.assign(new Error('Internal'), { name: 'InternalError', $metadata: {} }));
+    mock.on(DeleteObjectsCommand).rejects(Object.assign(new Error('Internal'), { name: 'InternalError', $metadata: {} }));
     // WHEN
     const result = await processBucket({ client, bucket: 'bkt', concurrency: 1 });
     // THEN
     expect(result.files).toBe(0);
     expect(result.errors[0].error).toBe('copied to processed/ but deleting inbox/ failed (a later run processes it again): InternalError: Internal');
+  });
+
+  test('a version DeleteObjects refuses is reported like a failed delete', async () => {
+    // GIVEN DeleteObjects answers with a per-key error
+    mock.on(DeleteObjectsCommand).resolves({ Errors: [{ Key: 'inbox/a.txt', Code: 'AccessDenied', Message: 'denied' }] });
+    // WHEN
+    const result = await processBucket({ client, bucket: 'bkt', concurrency: 1 });
+    // THEN
+    expect(result.files).toBe(0);
+    expect(result.errors[0].error).toBe('copied to processed/ but deleting inbox/ failed (a later run processes it again): AccessDenied: denied');
   });
 });
