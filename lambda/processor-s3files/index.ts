@@ -2,7 +2,8 @@
  * "After" processor: does the job with plain file-system calls on an S3 Files mount.
  *
  * Layout under MOUNT_PATH: `inbox/` (new files), `processing/<claim>/` (files this or another
- * invocation has claimed), `processed/` (results: `<name>` and `<name>.meta.json`).
+ * invocation has claimed), `processed/` (results: `<name>` and `<name>.meta.json`),
+ * `failed/<claim>/` (files that could not be processed, with the run that tried).
  *
  * Claim protocol, so several invocations can share one inbox without losing or duplicating a file:
  * 1. each invocation makes its own `processing/<epochMs>-<uuid>/` directory;
@@ -11,7 +12,9 @@
  *    a chunk at a time, so concurrent invocations share the inbox instead of one taking it all;
  * 3. it reads the claimed file, writes `processed/<name>.meta.json` (temp file + fsync + rename),
  *    then renames the file into `processed/`; so a data file in processed/ always has its metadata;
- * 4. any failure after the claim renames the file back to where it was and reports it;
+ * 4. any failure after the claim moves the file to `failed/<claim>/<name>` and reports it. Never back
+ *    to `inbox/<name>`: a rename replaces its target, so that would destroy a corrected file the
+ *    producer uploaded meanwhile; and a bad file is reported once, not on every run;
  * 5. claims older than CLAIM_STALE_SECONDS (an invocation that timed out or crashed) are taken over
  *    by a later invocation with the same atomic rename into its own claim directory.
  */
@@ -127,6 +130,8 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
   const processing = join(root, 'processing');
   const claimName = `${Date.now()}-${randomUUID()}`;
   const claimDir = join(processing, claimName);
+  // Unique to this invocation, so a quarantined name never replaces another file.
+  const failedDir = join(root, 'failed', claimName);
   const fail = (name: string, error: string): void => {
     errors.push({ name, error });
     log('file not processed', { name, error });
@@ -161,13 +166,16 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
     return { candidates: [...found, ...stale.files], staleDirs: stale.dirs };
   });
 
-  // Put a claimed file back where it came from; if even that fails, say where it is.
+  // Quarantine a claimed file that could not be processed; if even that fails, say where it is.
+  let failedDirMade: Promise<unknown> | undefined;
   const release = async (c: Claimed, why: string): Promise<void> => {
     try {
-      await rename(c.path, c.from);
-      fail(c.name, why);
+      failedDirMade ??= mkdir(failedDir, { recursive: true, mode: DIR_MODE });
+      await failedDirMade;
+      await rename(c.path, join(failedDir, c.name));
+      fail(c.name, `${why} (moved to failed/${claimName}/)`);
     } catch (e) {
-      fail(c.name, `${why}; could not move it back (${errorMessage(e)}): it stays in processing/${claimName}/ and is recovered by a later run`);
+      fail(c.name, `${why}; could not move it to failed/ (${errorMessage(e)}): it stays in processing/${claimName}/ and is recovered by a later run`);
     }
   };
 

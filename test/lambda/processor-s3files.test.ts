@@ -98,9 +98,11 @@ describe('processor-s3files on a real directory', () => {
     expect(byName['latin1.txt']).toMatch(/^not text: invalid UTF-8/);
     expect(byName['image.png']).toMatch(/^not text: NUL byte/);
     expect(byName['truncated.txt']).toMatch(/^not text: truncated UTF-8/);
-    expect(fs.readFileSync(join(mount.path, 'inbox', 'latin1.txt'))).toEqual(latin1);
-    expect(fs.readFileSync(join(mount.path, 'inbox', 'image.png'))).toEqual(binary);
-    expect(fs.readFileSync(join(mount.path, 'inbox', 'truncated.txt'))).toEqual(truncated);
+    const [run] = list(join(mount.path, 'failed'));
+    expect(fs.readFileSync(join(mount.path, 'failed', run, 'latin1.txt'))).toEqual(latin1);
+    expect(fs.readFileSync(join(mount.path, 'failed', run, 'image.png'))).toEqual(binary);
+    expect(fs.readFileSync(join(mount.path, 'failed', run, 'truncated.txt'))).toEqual(truncated);
+    expect(list(join(mount.path, 'inbox'))).toEqual([]);
     expect(list(join(mount.path, 'processed'))).toEqual(['good.txt', 'good.txt.meta.json']);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
     expect(emfMetrics(out.lines)[0]).toMatchObject({ FilesProcessed: 1, FilesFailed: 3 });
@@ -133,7 +135,7 @@ describe('processor-s3files on a real directory', () => {
     }
   });
 
-  test('a file swapped for a symlink after listing is not followed (O_NOFOLLOW) and is put back', async () => {
+  test('a file swapped for a symlink after listing is not followed (O_NOFOLLOW) and is quarantined', async () => {
     // GIVEN a regular file that becomes a symlink between listing and the claim rename
     inbox('swap.txt', 'innocent\n');
     const outside = tempMount();
@@ -149,11 +151,12 @@ describe('processor-s3files on a real directory', () => {
     try {
       // WHEN
       const result = await handler({});
-      // THEN open() refused the link, which went back to the inbox; the secret was never read
+      // THEN open() refused the link, which went to failed/; the secret was never read
       expect(result.files).toBe(0);
       expect(result.errors).toHaveLength(1);
-      expect(result.errors[0].error).toMatch(/ELOOP/);
-      expect(fs.lstatSync(join(mount.path, 'inbox', 'swap.txt')).isSymbolicLink()).toBe(true);
+      expect(result.errors[0].error).toMatch(/ELOOP.*\(moved to failed\/\d{13}-/);
+      const [run] = list(join(mount.path, 'failed'));
+      expect(fs.lstatSync(join(mount.path, 'failed', run, 'swap.txt')).isSymbolicLink()).toBe(true);
       expect(list(join(mount.path, 'processed'))).toEqual([]);
     } finally {
       outside.cleanup();
@@ -208,7 +211,29 @@ describe('processor-s3files on a real directory', () => {
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
   }, 120_000);
 
-  test('a metadata write failure puts the file back in the inbox and removes the temp file', async () => {
+  test('a corrected upload that arrives while the bad file is processed is never overwritten, and the bad one is reported once', async () => {
+    // GIVEN a bad (non-UTF-8) report.txt, and a producer that uploads a corrected one while it is read
+    fs.writeFileSync(join(mount.path, 'inbox', 'report.txt'), Buffer.from([0xff, 0xfe, 0x00]));
+    const realOpen = fsp.open;
+    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
+      if (String(p).includes('processing') && String(p).endsWith('report.txt')) fs.writeFileSync(join(mount.path, 'inbox', 'report.txt'), 'corrected words\n');
+      return realOpen(p, ...rest);
+    });
+    // WHEN the processor runs
+    const first = await handler({});
+    jest.restoreAllMocks();
+    // THEN the corrected upload is still in the inbox, the bad one in failed/
+    expect(first.errors).toEqual([{ name: 'report.txt', error: expect.stringMatching(/^not text.*\(moved to failed\//) }]);
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'report.txt'), 'utf8')).toBe('corrected words\n');
+    const [run] = list(join(mount.path, 'failed'));
+    expect(fs.readFileSync(join(mount.path, 'failed', run, 'report.txt'))).toEqual(Buffer.from([0xff, 0xfe, 0x00]));
+    // WHEN it runs again / THEN it processes the corrected file and does not report the bad one again
+    const second = await handler({});
+    expect(second).toMatchObject({ files: 1, errors: [] });
+    expect(meta(mount.path, 'report.txt')).toMatchObject({ wordCount: 2 });
+  });
+
+  test('a metadata write failure quarantines the file and removes the temp file', async () => {
     // GIVEN processed/bad.txt.meta.json is a directory, so renaming the metadata onto it fails
     inbox('bad.txt', 'x y\n');
     inbox('good.txt', 'z\n');
@@ -217,13 +242,14 @@ describe('processor-s3files on a real directory', () => {
     const result = await handler({});
     // THEN
     expect(result.files).toBe(1);
-    expect(result.errors).toEqual([{ name: 'bad.txt', error: expect.stringMatching(/^writing metadata failed: E(ISDIR|NOTEMPTY|EXIST)/) }]);
-    expect(fs.readFileSync(join(mount.path, 'inbox', 'bad.txt'), 'utf8')).toBe('x y\n');
+    expect(result.errors).toEqual([{ name: 'bad.txt', error: expect.stringMatching(/^writing metadata failed: E(ISDIR|NOTEMPTY|EXIST).*\(moved to failed\//) }]);
+    const [run] = list(join(mount.path, 'failed'));
+    expect(fs.readFileSync(join(mount.path, 'failed', run, 'bad.txt'), 'utf8')).toBe('x y\n');
     expect(list(join(mount.path, 'processed')).filter((n) => n.startsWith('.tmp'))).toEqual([]);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
 
-  test('a failed move into processed/ puts the file back in the inbox', async () => {
+  test('a failed move into processed/ quarantines the file', async () => {
     // GIVEN processed/blocked.txt is a non-empty directory
     inbox('blocked.txt', 'b\n');
     fs.mkdirSync(join(mount.path, 'processed', 'blocked.txt', 'x'), { recursive: true });
@@ -232,7 +258,8 @@ describe('processor-s3files on a real directory', () => {
     // THEN
     expect(result.files).toBe(0);
     expect(result.errors[0]).toEqual({ name: 'blocked.txt', error: expect.stringMatching(/^move to processed\/ failed: E(ISDIR|NOTEMPTY|EXIST)/) });
-    expect(fs.readFileSync(join(mount.path, 'inbox', 'blocked.txt'), 'utf8')).toBe('b\n');
+    const [run] = list(join(mount.path, 'failed'));
+    expect(fs.readFileSync(join(mount.path, 'failed', run, 'blocked.txt'), 'utf8')).toBe('b\n');
   });
 
   test('when even the release fails, the error says where the file is; a later run recovers it', async () => {
@@ -245,13 +272,13 @@ describe('processor-s3files on a real directory', () => {
       return realOpen(p, ...rest);
     });
     jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
-      if (String(to).endsWith(join('inbox', 'stuck.txt'))) throw Object.assign(new Error('EACCES: denied'), { code: 'EACCES' });
+      if (String(to).includes(join(mount.path, 'failed'))) throw Object.assign(new Error('EACCES: denied'), { code: 'EACCES' });
       return realRename(from, to);
     });
     // WHEN
     const first = await handler({});
     // THEN it is reported with its location, and it stays in a claim directory
-    expect(first.errors[0].error).toMatch(/^EIO: i\/o error; could not move it back \(EACCES: denied\): it stays in processing\/\d{13}-/);
+    expect(first.errors[0].error).toMatch(/^EIO: i\/o error; could not move it to failed\/ \(EACCES: denied\): it stays in processing\/\d{13}-/);
     const claims = list(join(mount.path, 'processing'));
     expect(claims).toHaveLength(1);
     expect(list(join(mount.path, 'processing', claims[0]))).toEqual(['stuck.txt']);
