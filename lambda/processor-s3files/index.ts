@@ -27,7 +27,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
 } from '../shared/common';
-import { unsafeNameReason } from '../shared/names';
+import { resultNameReason, unsafeNameReason } from '../shared/names';
 import { observability } from '../shared/observability';
 import { keepSucceeded, mapPool } from '../shared/pool';
 import { TextStats, TextStatsCounter } from '../shared/text-stats';
@@ -71,6 +71,8 @@ export interface MountProcessorOptions {
 
 interface Claimed {
   readonly name: string;
+  /** Set when the file is claimed only to be moved to failed/ (why). */
+  readonly quarantine?: string;
   /** Where the file was before the claim (restored on failure). */
   readonly from: string;
   readonly path: string;
@@ -151,7 +153,7 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
     await ensureDir(processing);
     await mkdir(claimDir, { mode: CLAIM_DIR_MODE });
 
-    const found: { name: string; from: string }[] = [];
+    const found: { name: string; from: string; quarantine?: string }[] = [];
     const seen = new Set<string>();
     for (const entry of await readdir(inbox, { withFileTypes: true })) {
       const refusal = entryRefusal(entry);
@@ -160,7 +162,8 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
         continue;
       }
       seen.add(entry.name);
-      found.push({ name: entry.name, from: join(inbox, entry.name) });
+      // A name whose result cannot be written is claimed only to be quarantined, so it is reported once.
+      found.push({ name: entry.name, from: join(inbox, entry.name), quarantine: resultNameReason(entry.name) });
     }
     const stale = await staleClaims(processing, claimName, opts.claimStaleMs, seen);
     return { candidates: [...found, ...stale.files], staleDirs: stale.dirs };
@@ -205,6 +208,10 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
     // --- read (streamed) + count ---
     const counted = await timed(timings, 'readMs', () =>
       keepSucceeded(claimed, opts.concurrency, async (c) => {
+        if (c.quarantine) {
+          await release(c, c.quarantine);
+          return false;
+        }
         try {
           c.stats = await readStats(c.path, timings);
           return true;

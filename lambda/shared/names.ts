@@ -17,6 +17,21 @@ export function unsafeNameReason(name: string): string | undefined {
   return undefined;
 }
 
+/** The longest suffix a processor adds to a name for its result (`<name>.meta.json`). */
+export const RESULT_SUFFIX = '.meta.json';
+
+/**
+ * Why a name cannot have a result next to it, or undefined: `<name>.meta.json` must itself be a
+ * valid component (≤ 255 bytes), or writing it fails on the mount (ENAMETOOLONG) and its S3 key
+ * is one the mount cannot show. Checked when listing, so such a file is never half-processed.
+ */
+export function resultNameReason(name: string): string | undefined {
+  const bytes = Buffer.byteLength(`${name}${RESULT_SUFFIX}`, 'utf8');
+  return bytes > MAX_COMPONENT_BYTES
+    ? `name too long for its result: "<name>${RESULT_SUFFIX}" would be ${bytes} bytes, over ${MAX_COMPONENT_BYTES}; shorten the name to at most ${MAX_COMPONENT_BYTES - RESULT_SUFFIX.length} bytes`
+    : undefined;
+}
+
 /**
  * Why an object key (relative to the inbox prefix) cannot be processed as an inbox file, mirroring
  * what S3 Files can show on the mount (trailing `/`, `.`/`..` components, components > 255 bytes
@@ -33,7 +48,7 @@ export function unrepresentableKeyReason(relativeKey: string): string | undefine
     return `key has a component longer than ${MAX_COMPONENT_BYTES} bytes, which the file system cannot represent`;
   }
   if (parts.length > 1) return 'key is in a sub-directory of inbox/; only direct children are processed';
-  return unsafeNameReason(relativeKey);
+  return unsafeNameReason(relativeKey) ?? resultNameReason(relativeKey);
 }
 
 /** RFC 3986 encoding of each key segment for CopyObject's CopySource (`bucket/key`). */

@@ -101,6 +101,19 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     client.destroy();
   });
 
+  test('a key whose result key would have a component over 255 bytes is refused and left in place', async () => {
+    // GIVEN a 250-byte name
+    const bucket = await newBucket();
+    const long = `${'n'.repeat(246)}.txt`;
+    await put(bucket, `inbox/${long}`, 'some words\n');
+    // WHEN
+    const result = await handler({});
+    // THEN no result key the mount could not show was written
+    expect(result).toMatchObject({ files: 0, errors: [{ name: long, error: expect.stringMatching(/^refused: name too long for its result/) }] });
+    expect(await keys(bucket, 'processed/')).toEqual([]);
+    expect(await keys(bucket, 'inbox/')).toEqual([`inbox/${long}`]);
+  });
+
   test('processes Unicode/space keys and empty objects, moves them with metadata, emits FilesProcessed', async () => {
     // GIVEN a versioned bucket with awkward keys
     const bucket = await newBucket();

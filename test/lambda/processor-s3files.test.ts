@@ -233,6 +233,23 @@ describe('processor-s3files on a real directory', () => {
     expect(meta(mount.path, 'report.txt')).toMatchObject({ wordCount: 2 });
   });
 
+  test('a name too long for its result is quarantined once, never half-processed, and the rest go on', async () => {
+    // GIVEN a 250-byte name (its .meta.json would be 260 bytes) and a normal file
+    const long = `${'n'.repeat(246)}.txt`;
+    inbox(long, 'some words\n');
+    inbox('ok.txt', 'ok\n');
+    // WHEN the processor runs twice
+    const first = await handler({});
+    const second = await handler({});
+    // THEN the long name is reported with the fix, moved to failed/, and not seen again
+    expect(first.files).toBe(1);
+    expect(first.errors).toEqual([{ name: long, error: expect.stringMatching(/^name too long for its result: .*260 bytes, over 255; shorten the name .*\(moved to failed\//) }]);
+    const [run] = list(join(mount.path, 'failed'));
+    expect(list(join(mount.path, 'failed', run))).toEqual([long]);
+    expect(list(join(mount.path, 'processed'))).toEqual(['ok.txt', 'ok.txt.meta.json']);
+    expect(second).toMatchObject({ files: 0, errors: [] });
+  });
+
   test('a metadata write failure quarantines the file and removes the temp file', async () => {
     // GIVEN processed/bad.txt.meta.json is a directory, so renaming the metadata onto it fails
     inbox('bad.txt', 'x y\n');

@@ -1,6 +1,6 @@
 import { intSetting, errorMessage } from '../../lambda/shared/common';
 import { renderTable } from '../../lambda/shared/markdown';
-import { encodeCopySource, unrepresentableKeyReason, unsafeNameReason } from '../../lambda/shared/names';
+import { encodeCopySource, resultNameReason, unrepresentableKeyReason, unsafeNameReason } from '../../lambda/shared/names';
 import { keepSucceeded, mapPool } from '../../lambda/shared/pool';
 import { seededText } from '../../lambda/shared/seed-text';
 import { speedUp, summarize } from '../../lambda/shared/stats';
@@ -62,6 +62,15 @@ describe('names and keys', () => {
   ])('refuses entry name %j', (name, reason) => {
     // GIVEN / WHEN / THEN
     expect(unsafeNameReason(name)).toMatch(reason);
+  });
+
+  test('a name whose result name would pass 255 bytes is refused with the limit and the fix', () => {
+    // GIVEN names around the limit: 245 bytes fits (245 + 10 = 255), 246 does not
+    expect(resultNameReason('x'.repeat(245))).toBeUndefined();
+    expect(resultNameReason('x'.repeat(246))).toBe('name too long for its result: "<name>.meta.json" would be 256 bytes, over 255; shorten the name to at most 245 bytes');
+    // AND multi-byte names count bytes, not characters
+    expect(resultNameReason('日'.repeat(82))).toMatch(/would be 256 bytes/);
+    expect(unrepresentableKeyReason('x'.repeat(250))).toMatch(/name too long for its result/);
   });
 
   test('accepts ordinary names, including dots inside a name', () => {
