@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureStdout, emfMetrics, list, tempMount } from './helpers';
 import { DEFAULT_CLAIM_STALE_SECONDS, handler, processMount } from '../../lambda/processor-s3files/index';
@@ -411,5 +413,101 @@ describe('processor-s3files on a real directory', () => {
     await expect(handler({})).rejects.toThrow(/MOUNT_PATH .*file is not a directory/);
     delete process.env.MOUNT_PATH;
     await expect(handler({})).rejects.toThrow('Environment variable MOUNT_PATH is not set');
+  });
+});
+
+describe('processor-s3files as a non-root access point user (uid 1000) on S3-born directories', () => {
+  // The bundled handler (what deploys) runs in a child process as uid 1000, the library's default
+  // access point user. Only root can start a child as another user.
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const bundle = join(__dirname, '..', '..', 'assets', 'lambda', 'processor-s3files', 'index', 'index.js');
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  /** A world-readable temp dir (the checkout itself may be private to root). */
+  function shared(owner?: number): string {
+    const d = fs.mkdtempSync(join(tmpdir(), 's3files-uid-'));
+    fs.chmodSync(d, 0o755);
+    if (owner !== undefined) fs.chownSync(d, owner, owner);
+    dirs.push(d);
+    return d;
+  }
+
+  function runAsUser(mountPath: string): { status: number | null; stdout: string; stderr: string } {
+    const code = shared();
+    fs.copyFileSync(bundle, join(code, 'index.js'));
+    const script = 'require(process.argv[1]).handler({}).then((r) => console.log("RESULT:" + JSON.stringify(r)), (e) => { console.error("ERROR:" + e.message); process.exit(1); })';
+    const r = spawnSync(process.execPath, ['-e', script, join(code, 'index.js')], {
+      uid: 1000,
+      gid: 1000,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH, MOUNT_PATH: mountPath, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  (asRoot ? test : test.skip)('an inbox/ created through the S3 API (root:root 0755) fails the run with the owner, the mode and the fix', () => {
+    // GIVEN the access point root owned by uid 1000, and inbox/ plus a file created by "S3" (root)
+    const mountPath = shared(1000);
+    fs.mkdirSync(join(mountPath, 'inbox'), { mode: 0o755 });
+    fs.writeFileSync(join(mountPath, 'inbox', 'upload.txt'), 'from the S3 API\n');
+    // WHEN the processor runs as uid 1000
+    const r = runAsUser(mountPath);
+    // THEN it says plainly what is wrong and how to fix it, and the file is untouched
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`ERROR:${mountPath}/inbox is not writable for uid 1000 gid 1000 \\(owner 0:0, mode 755\\)\\. Directories created through the S3 API appear as root:root 0755`));
+    expect(fs.readFileSync(join(mountPath, 'inbox', 'upload.txt'), 'utf8')).toBe('from the S3 API\n');
+  });
+
+  (asRoot ? test : test.skip)('with the working directories created through the mount (owned by uid 1000), S3-born files are processed', () => {
+    // GIVEN inbox/ owned by the access point user, holding a root-owned 0644 file (as S3-born files appear)
+    const mountPath = shared(1000);
+    fs.mkdirSync(join(mountPath, 'inbox'), { mode: 0o755 });
+    fs.chownSync(join(mountPath, 'inbox'), 1000, 1000);
+    fs.writeFileSync(join(mountPath, 'inbox', 'upload.txt'), 'from the S3 API\n', { mode: 0o644 });
+    // WHEN
+    const r = runAsUser(mountPath);
+    // THEN it was processed
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout.split('RESULT:')[1])).toMatchObject({ files: 1, errors: [] });
+    expect(list(join(mountPath, 'processed'))).toEqual(['upload.txt', 'upload.txt.meta.json']);
+  });
+
+  if (!asRoot) {
+    test('uid-1000 tests need root to start the child as another user (skipped: not running as root)', () => {
+      expect(asRoot).toBe(false);
+    });
+  }
+});
+
+describe('processor-s3files on a read-only mount', () => {
+  test('names the read-only mount and the fix instead of failing with ENOENT on mkdir', async () => {
+    // GIVEN a mount where nothing can be created (the kernel answers EROFS)
+    const mount = tempMount();
+    const readOnly = Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' });
+    jest.spyOn(fsp, 'mkdir').mockRejectedValue(readOnly);
+    try {
+      // WHEN / THEN
+      await expect(processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 60_000 }))
+        .rejects.toThrow(/inbox: the file system is mounted read-only \(EROFS\): this function cannot write\. Grant it s3files:ClientWrite \(drop readOnly\)/);
+    } finally {
+      jest.restoreAllMocks();
+      mount.cleanup();
+    }
+  });
+
+  test('a mount root this user cannot write in is named with the likely causes', async () => {
+    // GIVEN mkdir fails with ENOENT (what a read-only NFS mount gave) and the root is not writable
+    const mount = tempMount();
+    jest.spyOn(fsp, 'mkdir').mockRejectedValue(Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' }));
+    jest.spyOn(fsp, 'access').mockRejectedValue(Object.assign(new Error('EACCES'), { code: 'EACCES' }));
+    try {
+      await expect(processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 60_000 }))
+        .rejects.toThrow(/MOUNT_PATH .* is not writable for uid \d+ gid \d+ \(ENOENT\): the mount is read-only \(no s3files:ClientWrite\)/);
+    } finally {
+      jest.restoreAllMocks();
+      mount.cleanup();
+    }
   });
 });
