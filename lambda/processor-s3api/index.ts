@@ -22,7 +22,7 @@ import { s3Client } from '../shared/aws';
 import {
   emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
 } from '../shared/common';
-import { encodeCopySource, unrepresentableKeyReason } from '../shared/names';
+import { encodeCopySource, inProgressNameReason, unrepresentableKeyReason } from '../shared/names';
 import { observability } from '../shared/observability';
 import { keepSucceeded } from '../shared/pool';
 import { TextStats, TextStatsCounter } from '../shared/text-stats';
@@ -125,7 +125,8 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
       if (name === '') continue; // the "inbox/" folder marker itself
       const reason = unrepresentableKeyReason(name);
       if (reason) fail(name, `refused: ${reason}`);
-      else items.push({ name, key, versionId, older });
+      // Skipped like on the mount (still being written), so both sides do the same job.
+      else if (!inProgressNameReason(name)) items.push({ name, key, versionId, older });
     }
     return items;
   });

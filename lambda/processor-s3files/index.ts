@@ -27,7 +27,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
 } from '../shared/common';
-import { resultNameReason, unsafeNameReason } from '../shared/names';
+import { inProgressNameReason, resultNameReason, unsafeNameReason } from '../shared/names';
 import { observability } from '../shared/observability';
 import { keepSucceeded, mapPool } from '../shared/pool';
 import { TextStats, TextStatsCounter } from '../shared/text-stats';
@@ -201,6 +201,8 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
     const found: { name: string; from: string; quarantine?: string }[] = [];
     const seen = new Set<string>();
     for (const entry of await readdir(inbox, { withFileTypes: true })) {
+      // Still being written (a temp name the producer renames when done): not ours yet, not an error.
+      if (inProgressNameReason(entry.name)) continue;
       const refusal = entryRefusal(entry);
       if (refusal) {
         fail(entry.name, refusal);
@@ -224,6 +226,19 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
       fail(c.name, `${why} (moved to failed/${claimName}/)`);
     } catch (e) {
       fail(c.name, `${why}; could not move it to failed/ (${errorMessage(e)}): it stays in processing/${claimName}/ and is recovered by a later run`);
+    }
+  };
+
+  // A file that changed while it was read is still being written: back to the inbox for a later
+  // run, but only if that name is free (a rename would replace a newer upload); else quarantine.
+  const requeue = async (c: Claimed, why: string): Promise<void> => {
+    const free = await lstat(c.from).then(() => false, (e) => isErrno(e, 'ENOENT'));
+    if (!free) return release(c, `${why}; a newer file has the name now`);
+    try {
+      await rename(c.path, c.from);
+      log('file still being written, left for a later run', { name: c.name, reason: why });
+    } catch (e) {
+      await release(c, `${why}; could not put it back (${errorMessage(e)})`);
     }
   };
 
@@ -261,7 +276,8 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
           c.stats = await readStats(c.path, timings);
           return true;
         } catch (e) {
-          await release(c, errorMessage(e));
+          if (e instanceof ChangedWhileReading) await requeue(c, e.message);
+          else await release(c, errorMessage(e));
           return false;
         }
       }));
@@ -330,6 +346,9 @@ async function staleClaims(processing: string, own: string, staleMs: number, see
   return { files: found, dirs };
 }
 
+/** The file's size or modification time changed while it was read: a producer is still writing it. */
+class ChangedWhileReading extends Error {}
+
 async function readStats(path: string, timings: { processMs: number }): Promise<TextStats> {
   // O_NOFOLLOW: if the entry was swapped for a symlink after listing, open fails with ELOOP.
   const fh = await open(path, READ_FLAGS);
@@ -344,6 +363,10 @@ async function readStats(path: string, timings: { processMs: number }): Promise<
       const c0 = performance.now();
       counter.update(buf.subarray(0, bytesRead));
       timings.processMs += performance.now() - c0;
+    }
+    const after = await fh.stat();
+    if (after.size !== st.size || after.mtimeMs !== st.mtimeMs) {
+      throw new ChangedWhileReading(`changed while it was read (size ${st.size} -> ${after.size}): still being written`);
     }
     const c0 = performance.now();
     const stats = counter.finish();

@@ -17,6 +17,21 @@ export function unsafeNameReason(name: string): string | undefined {
   return undefined;
 }
 
+/** Suffixes producers and tools give files they are still writing. */
+const IN_PROGRESS_SUFFIXES = ['.tmp', '.temp', '.part', '.partial', '.crdownload', '.download', '.swp', '~'];
+
+/**
+ * Why a name looks like a file that is still being written, or undefined: dotfiles (including
+ * `.nfs*` silly-rename files and `.x.tmp` write-then-rename temporaries) and temporary suffixes.
+ * Such files are skipped, not claimed: the producer renames them to their final name when done.
+ */
+export function inProgressNameReason(name: string): string | undefined {
+  if (name.startsWith('.')) return name.startsWith('.nfs') ? 'NFS silly-rename file' : 'dotfile (a temporary or hidden file)';
+  const lower = name.toLowerCase();
+  const suffix = IN_PROGRESS_SUFFIXES.find((x) => lower.endsWith(x));
+  return suffix ? `temporary suffix ${suffix}` : undefined;
+}
+
 /** The longest suffix a processor adds to a name for its result (`<name>.meta.json`). */
 export const RESULT_SUFFIX = '.meta.json';
 

@@ -101,6 +101,14 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     client.destroy();
   });
 
+  test('temporary and hidden names are skipped quietly, as on the mount', async () => {
+    const bucket = await newBucket();
+    for (const key of ['inbox/.x.tmp', 'inbox/up.part', 'inbox/done.txt']) await put(bucket, key, 'words here\n');
+    const result = await handler({});
+    expect(result).toMatchObject({ files: 1, errors: [] });
+    expect(await keys(bucket, 'inbox/')).toEqual(['inbox/.x.tmp', 'inbox/up.part']);
+  });
+
   test('a key whose result key would have a component over 255 bytes is refused and left in place', async () => {
     // GIVEN a 250-byte name
     const bucket = await newBucket();

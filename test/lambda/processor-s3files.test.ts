@@ -252,6 +252,79 @@ describe('processor-s3files on a real directory', () => {
     expect(second).toMatchObject({ files: 0, errors: [] });
   });
 
+  test('files still being written are not claimed: dotfiles, NFS silly-renames and temporary suffixes are skipped quietly', async () => {
+    // GIVEN a producer's write-then-rename temp file, tool temp names, an .nfs file, and a finished file
+    for (const name of ['.report.csv.tmp', 'upload.part', 'movie.crdownload', 'notes.txt~', '.nfs0000000000abc1', 'data.TMP']) inbox(name, 'partial\n');
+    inbox('report.csv', 'a,b\n');
+    // WHEN
+    const result = await handler({});
+    // THEN only the finished file is processed; the others are untouched and not reported
+    expect(result).toMatchObject({ files: 1, errors: [] });
+    expect(list(join(mount.path, 'inbox'))).toEqual(['.nfs0000000000abc1', '.report.csv.tmp', 'data.TMP', 'movie.crdownload', 'notes.txt~', 'upload.part']);
+  });
+
+  test('a file that grows while it is read is put back for a later run, and processed whole then', async () => {
+    // GIVEN a file the producer is still appending to while the processor reads it
+    inbox('growing.txt', 'one two\n');
+    const realOpen = fsp.open;
+    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
+      const fh = await realOpen(p, ...rest);
+      if (String(p).includes('processing') && String(p).endsWith('growing.txt')) {
+        const realRead = fh.read.bind(fh);
+        let appended = false;
+        (fh as any).read = async (...args: any[]) => {
+          const r = await (realRead as any)(...args);
+          if (!appended) {
+            appended = true;
+            fs.appendFileSync(String(p), 'three four\n');
+          }
+          return r;
+        };
+      }
+      return fh;
+    });
+    // WHEN the first run reads it mid-write
+    const first = await handler({});
+    jest.restoreAllMocks();
+    // THEN it was not processed, not reported as an error, and is back in the inbox
+    expect(first).toMatchObject({ files: 0, errors: [] });
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'growing.txt'), 'utf8')).toBe('one two\nthree four\n');
+    expect(list(join(mount.path, 'processed'))).toEqual([]);
+    // WHEN the next run sees the finished file / THEN the metadata describes all of it
+    const second = await handler({});
+    expect(second).toMatchObject({ files: 1, errors: [] });
+    expect(meta(mount.path, 'growing.txt')).toEqual({ name: 'growing.txt', wordCount: 4, lineCount: 2, bytes: 19 });
+  });
+
+  test('a changed file whose name was reused meanwhile goes to failed/, never over the new file', async () => {
+    // GIVEN a file that changes while read, and a new file with its name uploaded at the same time
+    inbox('same.txt', 'old\n');
+    const realOpen = fsp.open;
+    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
+      const fh = await realOpen(p, ...rest);
+      if (String(p).includes('processing') && String(p).endsWith('same.txt')) {
+        inbox('same.txt', 'brand new\n');
+        const realRead = fh.read.bind(fh);
+        let appended = false;
+        (fh as any).read = async (...args: any[]) => {
+          const r = await (realRead as any)(...args);
+          if (!appended) {
+            appended = true;
+            fs.appendFileSync(String(p), 'more\n');
+          }
+          return r;
+        };
+      }
+      return fh;
+    });
+    // WHEN
+    const result = await handler({});
+    jest.restoreAllMocks();
+    // THEN the new upload is intact and the changed file is quarantined and reported
+    expect(result.errors).toEqual([{ name: 'same.txt', error: expect.stringMatching(/changed while it was read .*a newer file has the name now \(moved to failed\//) }]);
+    expect(fs.readFileSync(join(mount.path, 'inbox', 'same.txt'), 'utf8')).toBe('brand new\n');
+  });
+
   test('a metadata write failure quarantines the file and removes the temp file', async () => {
     // GIVEN processed/bad.txt.meta.json is a directory, so renaming the metadata onto it fails
     inbox('bad.txt', 'x y\n');

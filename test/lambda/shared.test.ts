@@ -1,6 +1,6 @@
 import { intSetting, errorMessage } from '../../lambda/shared/common';
 import { renderTable } from '../../lambda/shared/markdown';
-import { encodeCopySource, resultNameReason, unrepresentableKeyReason, unsafeNameReason } from '../../lambda/shared/names';
+import { encodeCopySource, inProgressNameReason, resultNameReason, unrepresentableKeyReason, unsafeNameReason } from '../../lambda/shared/names';
 import { keepSucceeded, mapPool } from '../../lambda/shared/pool';
 import { seededText } from '../../lambda/shared/seed-text';
 import { speedUp, summarize } from '../../lambda/shared/stats';
@@ -62,6 +62,14 @@ describe('names and keys', () => {
   ])('refuses entry name %j', (name, reason) => {
     // GIVEN / WHEN / THEN
     expect(unsafeNameReason(name)).toMatch(reason);
+  });
+
+  test('names of files still being written are recognised; finished names are not', () => {
+    expect(inProgressNameReason('.nfs000000000001')).toBe('NFS silly-rename file');
+    expect(inProgressNameReason('.report.csv.tmp')).toBe('dotfile (a temporary or hidden file)');
+    expect(inProgressNameReason('upload.PART')).toBe('temporary suffix .part');
+    expect(inProgressNameReason('notes.txt~')).toBe('temporary suffix ~');
+    for (const n of ['report.csv', 'tmp.txt', 'partial-results.json', 'a.b.c']) expect(inProgressNameReason(n)).toBeUndefined();
   });
 
   test('a name whose result name would pass 255 bytes is refused with the limit and the fix', () => {
