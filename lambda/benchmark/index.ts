@@ -9,13 +9,13 @@
  * prefix is also where the sync probes are looked for.
  */
 import { randomUUID } from 'node:crypto';
-import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import {
-  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client,
+  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { lambdaClient, s3Client } from '../shared/aws';
 import { errorMessage, intSetting, ProcessorResult, requireEnv, Timings } from '../shared/common';
@@ -126,12 +126,18 @@ export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkR
       name: `${batch}-r${run}-${String(i).padStart(5, '0')}.txt`,
       ...seededText(seed + run, i, minWords, maxWords),
     }));
+    await assertInboxesEmpty(s3, env);
     await seedInboxes(s3, env, texts);
     // Alternate who goes first so neither side always gets the warmer caches.
     const order: ('s3api' | 's3files')[] = run % 2 === 0 ? ['s3api', 's3files'] : ['s3files', 's3api'];
     for (const which of order) {
       const fn = which === 's3api' ? env.s3apiFunction : env.s3filesFunction;
       const { result, wallMs } = await invoke(fn, concurrency === undefined ? {} : { concurrency });
+      // Timings only mean something for exactly the seeded work.
+      if (result.files !== files || result.errors.length > 0) {
+        throw new Error(`Benchmark run ${run + 1}: ${fn} processed ${result.files} file(s) with ${result.errors.length} error(s), but `
+          + `${files} were seeded; timings discarded. ${result.errors.slice(0, 5).map((x) => `${x.name}: ${x.error}`).join('; ')}`.trim());
+      }
       sides[which].push({ timings: result.timings, wallMs });
     }
     const problems = [...await verifyS3(s3, env, texts), ...await verifyMount(env, texts)];
@@ -150,6 +156,21 @@ export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkR
   metrics.publishStoredMetrics();
   logger.info('benchmark done', { speedUp: result.speedUp, sync });
   return result;
+}
+
+/**
+ * Leftovers in either inbox would be processed inside the timed invocation (and reported as the
+ * seeded count): refuse to start until both are empty.
+ */
+async function assertInboxesEmpty(s3: S3Client, env: Env): Promise<void> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: env.bucket, Prefix: 'inbox/', MaxKeys: 6 }));
+  const inS3 = (listed.Contents ?? []).map((o) => o.Key!).filter((k) => k !== 'inbox/');
+  const onMount = await readdir(join(env.mount, 'inbox')).catch(() => [] as string[]);
+  if (inS3.length === 0 && onMount.length === 0) return;
+  const show = (items: string[]) => `${items.length > 5 ? 'more than 5' : items.length} (${items.slice(0, 5).join(', ')})`;
+  throw new Error(`The inboxes must be empty before a benchmark run: s3://${env.bucket}/inbox/ holds ${show(inS3)}, `
+    + `the mount's inbox/ holds ${show(onMount)}. They would be processed inside the timed run. Let the processors drain them `
+    + '(invoke each once) or delete them, then run the benchmark again.');
 }
 
 /** Seed both inboxes with identical bytes: S3-API inbox through PutObject, S3 Files inbox through our mount. */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import {
-  CreateBucketCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
+  CreateBucketCommand, DeleteObjectCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { captureStdout, list, tempMount } from './helpers';
 import { handler } from '../../lambda/benchmark/index';
@@ -162,19 +162,45 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
     await expect(handler({})).rejects.toThrow('Invalid S3FILES_PREFIX "lambda": it must be empty or end with "/"');
   });
 
+  /** Empties both inboxes (what a failed run leaves behind). */
+  async function emptyInboxes(): Promise<void> {
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'inbox/' }));
+    for (const o of listed.Contents ?? []) await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: o.Key! }));
+    fs.rmSync(join(mount.path, 'inbox'), { recursive: true, force: true });
+  }
+
+  test('refuses to start with leftovers in an inbox, which would be processed inside the timed run', async () => {
+    // GIVEN a leftover in each inbox
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inbox/leftover.txt', Body: 'x' }));
+    fs.mkdirSync(join(mount.path, 'inbox'), { recursive: true });
+    fs.writeFileSync(join(mount.path, 'inbox', 'old.txt'), 'y');
+    try {
+      // WHEN / THEN nothing is invoked
+      await expect(handler({ files: 2, runs: 1 })).rejects.toThrow(
+        /The inboxes must be empty before a benchmark run: s3:\/\/.*\/inbox\/ holds 1 \(inbox\/leftover.txt\), the mount's inbox\/ holds 1 \(old.txt\)\. They would be processed inside the timed run/);
+      expect(lambda.invocations).toHaveLength(0);
+    } finally {
+      await emptyInboxes();
+    }
+  });
+
   test('fails loudly on a function error, on wrong output, and on a non-processor payload', async () => {
     // GIVEN a processor that throws
     process.env.S3FILES_FUNCTION_NAME = 'broken';
     await expect(handler({ files: 1, runs: 1 })).rejects.toThrow('Invoking broken failed (Unhandled): disk on fire');
+    await emptyInboxes();
     // GIVEN a processor that claims success without doing the work
     process.env.S3FILES_FUNCTION_NAME = 'lazy';
-    await expect(handler({ files: 2, runs: 1 })).rejects.toThrow(/Benchmark run 1: 2 file\(s\) not processed correctly, timings discarded: mount processed\/.*ENOENT/);
+    await expect(handler({ files: 2, runs: 1 })).rejects.toThrow(/Benchmark run 1: lazy processed 0 file\(s\) with 0 error\(s\), but 2 were seeded; timings discarded/);
+    await emptyInboxes();
     // GIVEN a function that is not a processor
     process.env.S3FILES_FUNCTION_NAME = 'not-a-processor';
     await expect(handler({ files: 1, runs: 1 })).rejects.toThrow('not-a-processor returned "hello", not a processor result');
+    await emptyInboxes();
     // GIVEN a missing function and a bad input
     process.env.S3FILES_FUNCTION_NAME = 'missing';
     await expect(handler({ files: 1, runs: 1 })).rejects.toThrow(/Function not found: missing/);
+    await emptyInboxes();
     await expect(handler({ files: 0 })).rejects.toThrow('Invalid files: 0. Use an integer from 1 to 100000.');
     await expect(handler({ minWords: 10, maxWords: 5 })).rejects.toThrow('Invalid maxWords: 5. Use an integer from 10 to 1000000.');
   }, 60_000);
