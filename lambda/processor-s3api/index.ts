@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { s3Client } from '../shared/aws';
 import {
-  emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
+  chunkDeadline, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
 } from '../shared/common';
 import { encodeCopySource, inProgressNameReason, unrepresentableKeyReason } from '../shared/names';
 import { observability } from '../shared/observability';
@@ -30,6 +30,9 @@ import { TextStats, TextStatsCounter } from '../shared/text-stats';
 /** S3 requests are independent HTTPS calls; 16 matches the file-system side so the comparison is fair. */
 export const DEFAULT_CONCURRENCY = 16;
 export const INBOX_PREFIX = 'inbox/';
+/** Files per end-to-end chunk: `concurrency` x 8, at least 64 (as on the mount). */
+const CHUNK_PER_WORKER = 8;
+const CHUNK_MIN = 64;
 export const PROCESSED_PREFIX = 'processed/';
 
 export interface ProcessorEvent {
@@ -40,16 +43,20 @@ export interface BucketProcessorOptions {
   readonly client: S3Client;
   readonly bucket: string;
   readonly concurrency: number;
+  /** Clock for the deadline checks (default Date.now). */
+  readonly now?: () => number;
+  /** Epoch ms after which no new chunk starts (default: none). */
+  readonly deadline?: number;
   readonly log?: (message: string, extra: Record<string, unknown>) => void;
 }
 
-export async function handler(event?: ProcessorEvent | null): Promise<ProcessorResult> {
+export async function handler(event?: ProcessorEvent | null, context?: DeadlineContext): Promise<ProcessorResult> {
   const { logger, metrics } = observability('processor-s3api');
   const bucket = requireEnv('BUCKET_NAME');
   const concurrency = intSetting('concurrency (event.concurrency or env CONCURRENCY)',
     event?.concurrency, process.env.CONCURRENCY, DEFAULT_CONCURRENCY, 1, 1024);
   const result = await processBucket({
-    client: s3Client(), bucket, concurrency, log: (message, extra) => logger.warn(message, extra),
+    client: s3Client(), bucket, concurrency, deadline: chunkDeadline(context ?? undefined), log: (message, extra) => logger.warn(message, extra),
   });
   metrics.addMetric('FilesProcessed', MetricUnit.Count, result.files);
   metrics.addMetric('FilesFailed', MetricUnit.Count, result.errors.length);
@@ -131,75 +138,89 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
     return items;
   });
 
-  const counted = await timed(timings, 'readMs', () =>
-    keepSucceeded(listed, opts.concurrency, async (item) => {
-      try {
-        const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: item.key, VersionId: item.versionId }));
-        const counter = new TextStatsCounter();
-        const body = res.Body as Readable;
+  // End to end in chunks (read -> write -> move), so a run that meets its deadline has finished
+  // whole files instead of reading everything and moving nothing.
+  const chunkSize = Math.max(CHUNK_MIN, opts.concurrency * CHUNK_PER_WORKER);
+  let moved = 0;
+  let deferred = 0;
+  for (let start = 0; start < listed.length; start += chunkSize) {
+    if ((opts.now ?? Date.now)() >= (opts.deadline ?? Infinity)) {
+      deferred = listed.length - start;
+      log('deadline near: leaving the rest for the next invocation', { deferred });
+      break;
+    }
+    const batch = listed.slice(start, start + chunkSize);
+    const counted = await timed(timings, 'readMs', () =>
+      keepSucceeded(batch, opts.concurrency, async (item) => {
         try {
-          for await (const chunk of body) {
-            const c0 = performance.now();
-            counter.update(chunk as Uint8Array);
-            timings.processMs += performance.now() - c0;
+          const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: item.key, VersionId: item.versionId }));
+          const counter = new TextStatsCounter();
+          const body = res.Body as Readable;
+          try {
+            for await (const chunk of body) {
+              const c0 = performance.now();
+              counter.update(chunk as Uint8Array);
+              timings.processMs += performance.now() - c0;
+            }
+          } finally {
+            body.destroy();
           }
-        } finally {
-          body.destroy();
+          const c0 = performance.now();
+          item.stats = counter.finish();
+          timings.processMs += performance.now() - c0;
+          return true;
+        } catch (e) {
+          fail(item.name, errorMessage(e));
+          return false;
         }
-        const c0 = performance.now();
-        item.stats = counter.finish();
-        timings.processMs += performance.now() - c0;
-        return true;
-      } catch (e) {
-        fail(item.name, errorMessage(e));
-        return false;
-      }
-    }));
+      }));
 
-  const withMeta = await timed(timings, 'writeMs', () =>
-    keepSucceeded(counted, opts.concurrency, async (item) => {
-      try {
-        await client.send(new PutObjectCommand({
-          Bucket: bucket,
-          Key: `${PROCESSED_PREFIX}${item.name}.meta.json`,
-          Body: metaJson({ name: item.name, ...item.stats! }),
-          ContentType: 'application/json',
-        }));
-        return true;
-      } catch (e) {
-        fail(item.name, `writing metadata failed, left in inbox/: ${errorMessage(e)}`);
-        return false;
-      }
-    }));
-
-  const moved = await timed(timings, 'renameMs', async () => {
-    const done = await keepSucceeded(withMeta, opts.concurrency, async (item) => {
-      try {
-        await client.send(new CopyObjectCommand({
-          Bucket: bucket,
-          Key: `${PROCESSED_PREFIX}${item.name}`,
-          CopySource: encodeCopySource(bucket, item.key, item.versionId),
-        }));
-      } catch (e) {
-        fail(item.name, `copy to processed/ failed, left in inbox/: ${errorMessage(e)}`);
-        return false;
-      }
-      try {
-        // The version read and every older one, so none becomes current again. At most 1,000 per call.
-        const versions = [item.versionId ?? 'null', ...item.older].map((VersionId) => ({ Key: item.key, VersionId }));
-        for (let i = 0; i < versions.length; i += 1000) {
-          const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: versions.slice(i, i + 1000), Quiet: true } }));
-          if (res.Errors?.length) throw new Error(`${res.Errors[0].Code}: ${res.Errors[0].Message}`);
+    const withMeta = await timed(timings, 'writeMs', () =>
+      keepSucceeded(counted, opts.concurrency, async (item) => {
+        try {
+          await client.send(new PutObjectCommand({
+            Bucket: bucket,
+            Key: `${PROCESSED_PREFIX}${item.name}.meta.json`,
+            Body: metaJson({ name: item.name, ...item.stats! }),
+            ContentType: 'application/json',
+          }));
+          return true;
+        } catch (e) {
+          fail(item.name, `writing metadata failed, left in inbox/: ${errorMessage(e)}`);
+          return false;
         }
-        return true;
-      } catch (e) {
-        fail(item.name, `copied to processed/ but deleting inbox/ failed (a later run processes it again): ${errorMessage(e)}`);
-        return false;
-      }
+      }));
+
+    moved += await timed(timings, 'renameMs', async () => {
+      const done = await keepSucceeded(withMeta, opts.concurrency, async (item) => {
+        try {
+          await client.send(new CopyObjectCommand({
+            Bucket: bucket,
+            Key: `${PROCESSED_PREFIX}${item.name}`,
+            CopySource: encodeCopySource(bucket, item.key, item.versionId),
+          }));
+        } catch (e) {
+          fail(item.name, `copy to processed/ failed, left in inbox/: ${errorMessage(e)}`);
+          return false;
+        }
+        try {
+          // The version read and every older one, so none becomes current again. At most 1,000 per call.
+          const versions = [item.versionId ?? 'null', ...item.older].map((VersionId) => ({ Key: item.key, VersionId }));
+          for (let i = 0; i < versions.length; i += 1000) {
+            const Objects = versions.slice(i, i + 1000);
+            const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } }));
+            if (res.Errors?.length) throw new Error(`${res.Errors[0].Code}: ${res.Errors[0].Message}`);
+          }
+          return true;
+        } catch (e) {
+          fail(item.name, `copied to processed/ but deleting inbox/ failed (a later run processes it again): ${errorMessage(e)}`);
+          return false;
+        }
+      });
+      return done.length;
     });
-    return done.length;
-  });
+  }
 
   timings.totalMs = performance.now() - t0;
-  return { files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency };
+  return { files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...(deferred ? { deferred } : {}) };
 }

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
-  emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
+  chunkDeadline, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
 } from '../shared/common';
 import { inProgressNameReason, resultNameReason, unsafeNameReason } from '../shared/names';
 import { observability } from '../shared/observability';
@@ -66,6 +66,10 @@ export interface MountProcessorOptions {
   readonly mountPath: string;
   readonly concurrency: number;
   readonly claimStaleMs: number;
+  /** Clock for the deadline checks (default Date.now). */
+  readonly now?: () => number;
+  /** Epoch ms after which no new chunk is claimed (default: none). */
+  readonly deadline?: number;
   readonly log?: (message: string, extra: Record<string, unknown>) => void;
 }
 
@@ -80,7 +84,7 @@ interface Claimed {
   metaWritten?: boolean;
 }
 
-export async function handler(event?: ProcessorEvent | null): Promise<ProcessorResult> {
+export async function handler(event?: ProcessorEvent | null, context?: DeadlineContext): Promise<ProcessorResult> {
   const { logger, metrics } = observability('processor-s3files');
   const mountPath = requireEnv('MOUNT_PATH');
   const concurrency = intSetting('concurrency (event.concurrency or env CONCURRENCY)',
@@ -91,6 +95,7 @@ export async function handler(event?: ProcessorEvent | null): Promise<ProcessorR
     mountPath,
     concurrency,
     claimStaleMs: staleSeconds * 1000,
+    deadline: chunkDeadline(context ?? undefined),
     log: (message, extra) => logger.warn(message, extra),
   });
   metrics.addMetric('FilesProcessed', MetricUnit.Count, result.files);
@@ -213,6 +218,7 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
       found.push({ name: entry.name, from: join(inbox, entry.name), quarantine: resultNameReason(entry.name) });
     }
     const stale = await staleClaims(processing, claimName, opts.claimStaleMs, seen);
+    await sweepStaleTemps(processed, opts.claimStaleMs, log);
     return { candidates: [...found, ...stale.files], staleDirs: stale.dirs };
   });
 
@@ -246,7 +252,15 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
   // interleave their claims and share the work, and a crash strands at most one chunk of claims.
   const chunkSize = Math.max(CHUNK_MIN, opts.concurrency * CHUNK_PER_WORKER);
   let moved = 0;
+  let deferred = 0;
   for (let start = 0; start < candidates.length; start += chunkSize) {
+    // Near the deadline, claim nothing more: what is left stays in the inbox for the next run
+    // (a claim stranded by a killed invocation would wait for recovery instead).
+    if ((opts.now ?? Date.now)() >= (opts.deadline ?? Infinity)) {
+      deferred = candidates.length - start;
+      log('deadline near: leaving the rest for the next invocation', { deferred });
+      break;
+    }
     const chunk = candidates.slice(start, start + chunkSize);
 
     // --- claim (part of listing: it is how this invocation takes its share of the list) ---
@@ -321,7 +335,22 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
 
   await rmdir(claimDir).catch((e) => log('claim directory not removed', { claimDir, error: errorMessage(e) }));
   timings.totalMs = performance.now() - t0;
-  return { files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency };
+  return { files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...(deferred ? { deferred } : {}) };
+}
+
+/**
+ * Metadata temp files (`processed/.tmp-<epochMs>-<uuid>`) of invocations killed mid-write: older
+ * than the claim staleness, nobody will rename them any more. Deleted before they are exported to S3
+ * as clutter, or left forever.
+ */
+async function sweepStaleTemps(processed: string, staleMs: number, log: (m: string, e: Record<string, unknown>) => void): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(processed).catch(() => [] as string[])) {
+    const m = /^\.tmp-(\d{13})-/.exec(name);
+    if (m && now - Number(m[1]) >= staleMs) {
+      await unlink(join(processed, name)).then(() => log('stale temp file removed', { name }), () => undefined);
+    }
+  }
 }
 
 /** Files in other invocations' claim directories older than `staleMs`, to be re-claimed. */

@@ -21,6 +21,25 @@ export interface ProcessorResult {
   readonly errors: FileError[];
   readonly timings: Timings;
   readonly concurrency: number;
+  /** Files listed but left for the next invocation because this one neared its deadline. */
+  readonly deferred?: number;
+}
+
+/** What the processors read from the Lambda context. */
+export interface DeadlineContext {
+  getRemainingTimeInMillis(): number;
+}
+
+/**
+ * Time kept in reserve before the Lambda deadline: no new chunk starts after this point, so the
+ * chunk in flight can finish (read, write, move) and the result can be returned.
+ */
+export const DEADLINE_MARGIN_MS = 20_000;
+
+/** The epoch ms after which no new chunk should start, or Infinity without a context. */
+export function chunkDeadline(context: DeadlineContext | undefined, now = Date.now()): number {
+  if (!context || typeof context.getRemainingTimeInMillis !== 'function') return Infinity;
+  return now + Math.max(0, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
 }
 
 /** Content of `processed/<name>.meta.json`, identical on both sides. */

@@ -101,6 +101,26 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     client.destroy();
   });
 
+  test('near the Lambda deadline it starts no new chunk; whole files moved, the rest left for the next run', async () => {
+    // GIVEN 100 objects (chunks of 64 at concurrency 1) and a deadline that passes after the first chunk starts
+    const bucket = await newBucket();
+    await mapPool(Array.from({ length: 100 }, (_, i) => i), 16, (i) => put(bucket, `inbox/f${String(i).padStart(3, '0')}.txt`, `file ${i}\n`));
+    let checks = 0;
+    // WHEN
+    const result = await processBucket({ client: s3, bucket, concurrency: 1, deadline: 1, now: () => (checks++ === 0 ? 0 : 2) });
+    // THEN
+    expect(result).toMatchObject({ files: 64, errors: [], deferred: 36 });
+    expect(await keys(bucket, 'inbox/')).toHaveLength(36);
+    expect(await keys(bucket, 'processed/')).toHaveLength(128);
+  });
+
+  test('the handler takes its deadline from the Lambda context, keeping a 20 s margin', async () => {
+    const bucket = await newBucket();
+    await put(bucket, 'inbox/a.txt', 'a\n');
+    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: 1 });
+    expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ files: 1, errors: [] });
+  });
+
   test('temporary and hidden names are skipped quietly, as on the mount', async () => {
     const bucket = await newBucket();
     for (const key of ['inbox/.x.tmp', 'inbox/up.part', 'inbox/done.txt']) await put(bucket, key, 'words here\n');

@@ -325,6 +325,42 @@ describe('processor-s3files on a real directory', () => {
     expect(fs.readFileSync(join(mount.path, 'inbox', 'same.txt'), 'utf8')).toBe('brand new\n');
   });
 
+  test('near the Lambda deadline it claims nothing more: finished chunks are whole, the rest stays in the inbox', async () => {
+    // GIVEN 200 files (chunks of 64 at concurrency 1) and a deadline that passes once the first chunk has started
+    for (let i = 0; i < 200; i++) inbox(`f${String(i).padStart(3, '0')}.txt`, `file ${i}\n`);
+    let checks = 0;
+    // WHEN
+    const now = () => (checks++ === 0 ? 0 : 2);
+    const result = await processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 60_000, deadline: 1, now });
+    // THEN one whole chunk was processed and the rest deferred, untouched, with no claim left behind
+    expect(result).toMatchObject({ files: 64, errors: [], deferred: 136 });
+    expect(list(join(mount.path, 'inbox'))).toHaveLength(136);
+    expect(list(join(mount.path, 'processed'))).toHaveLength(128);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
+  });
+
+  test('the handler takes its deadline from the Lambda context, keeping a 20 s margin', async () => {
+    // GIVEN a context with exactly the margin left
+    inbox('a.txt', 'a\n');
+    // WHEN / THEN nothing is claimed
+    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: 1 });
+    expect(list(join(mount.path, 'inbox'))).toEqual(['a.txt']);
+    // AND with time to spare it is processed
+    expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ files: 1, errors: [] });
+  });
+
+  test('metadata temp files of killed invocations are swept once stale; fresh ones are left alone', async () => {
+    // GIVEN a stale temp file (older than the claim staleness) and a fresh one in processed/
+    fs.mkdirSync(join(mount.path, 'processed'));
+    const stale = `.tmp-${Date.now() - 2 * 3600_000}-${randomUUID()}`;
+    const fresh = `.tmp-${Date.now()}-${randomUUID()}`;
+    for (const name of [stale, fresh]) fs.writeFileSync(join(mount.path, 'processed', name), '{"partial":');
+    // WHEN
+    await handler({ claimStaleSeconds: 3600 });
+    // THEN
+    expect(list(join(mount.path, 'processed'))).toEqual([fresh]);
+  });
+
   test('a metadata write failure quarantines the file and removes the temp file', async () => {
     // GIVEN processed/bad.txt.meta.json is a directory, so renaming the metadata onto it fails
     inbox('bad.txt', 'x y\n');
