@@ -41,6 +41,8 @@ export const RESULT_SUFFIX = '.meta.json';
  * is one the mount cannot show. Checked when listing, so such a file is never half-processed.
  */
 export function resultNameReason(name: string): string | undefined {
+  // processed/<x>.meta.json is the result of <x>: a file of that name would pass for (or replace) it.
+  if (name.endsWith(RESULT_SUFFIX)) return `name ends with ${RESULT_SUFFIX}, which is reserved for results; rename the file`;
   const bytes = Buffer.byteLength(`${name}${RESULT_SUFFIX}`, 'utf8');
   return bytes > MAX_COMPONENT_BYTES
     ? `name too long for its result: "<name>${RESULT_SUFFIX}" would be ${bytes} bytes, over ${MAX_COMPONENT_BYTES}; shorten the name to at most ${MAX_COMPONENT_BYTES - RESULT_SUFFIX.length} bytes`

@@ -121,6 +121,15 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ files: 1, errors: [] });
   });
 
+  test('a user object named like a result is refused, so it can never stand for the processor\'s result', async () => {
+    const bucket = await newBucket();
+    await put(bucket, 'inbox/scan.txt', 'three little words\n');
+    await put(bucket, 'inbox/scan.txt.meta.json', '{"wordCount":999}');
+    const result = await handler({});
+    expect(result).toMatchObject({ files: 1, errors: [{ name: 'scan.txt.meta.json', error: expect.stringMatching(/^refused: name ends with \.meta\.json/) }] });
+    expect(JSON.parse((await get(bucket, 'processed/scan.txt.meta.json')).toString())).toMatchObject({ wordCount: 3 });
+  });
+
   test('temporary and hidden names are skipped quietly, as on the mount', async () => {
     const bucket = await newBucket();
     for (const key of ['inbox/.x.tmp', 'inbox/up.part', 'inbox/done.txt']) await put(bucket, key, 'words here\n');

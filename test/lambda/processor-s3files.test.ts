@@ -235,6 +235,19 @@ describe('processor-s3files on a real directory', () => {
     expect(meta(mount.path, 'report.txt')).toMatchObject({ wordCount: 2 });
   });
 
+  test('a user file named like a result (scan.txt.meta.json) is quarantined, so the result of scan.txt is the processor\'s own', async () => {
+    // GIVEN scan.txt and a user sidecar with the result's name
+    inbox('scan.txt', 'three little words\n');
+    inbox('scan.txt.meta.json', '{"name":"scan.txt","wordCount":999}');
+    // WHEN
+    const result = await handler({});
+    // THEN
+    expect(result.files).toBe(1);
+    expect(result.errors).toEqual([{ name: 'scan.txt.meta.json', error: expect.stringMatching(/^name ends with \.meta\.json, which is reserved for results; rename the file \(moved to failed\//) }]);
+    expect(meta(mount.path, 'scan.txt')).toEqual({ name: 'scan.txt', wordCount: 3, lineCount: 1, bytes: 19 });
+    expect(list(join(mount.path, 'processed'))).toEqual(['scan.txt', 'scan.txt.meta.json']);
+  });
+
   test('a name too long for its result is quarantined once, never half-processed, and the rest go on', async () => {
     // GIVEN a 250-byte name (its .meta.json would be 260 bytes) and a normal file
     const long = `${'n'.repeat(246)}.txt`;
