@@ -66,8 +66,9 @@ export interface S3FilesMountedFunctionProps extends lambda.FunctionProps {
   readonly readOnly?: boolean;
 
   /**
-   * Also grant `s3files:ClientRootAccess`, so the access point user may act on root-owned
-   * entries (objects written through the S3 API appear as root:root).
+   * Also grant `s3files:ClientRootAccess` (without it, a client acting as root is squashed). It
+   * matters only for a client acting as uid 0, i.e. with an access point whose POSIX user is 0: it
+   * does not let a non-root access point user act on root-owned (S3-born) entries.
    * @default false
    */
   readonly rootAccess?: boolean;
