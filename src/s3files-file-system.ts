@@ -18,6 +18,7 @@ import {
 } from './private/validation';
 import {
   CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS, WAITER_RESOURCE_TYPE,
+  WAITER_SERVICE_MARGIN_SECONDS,
 } from './private/waiter-provider';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 
@@ -31,7 +32,7 @@ const DELETE_TIMEOUT_SECONDS = 1800;
  * The guard's bound for everything it does on Delete (export wait, detachment, emptying the
  * bucket): inside CloudFormation's one-hour custom-resource limit, with room for the last poll.
  */
-const GUARD_TOTAL_SECONDS = 3300;
+const GUARD_TOTAL_SECONDS = CUSTOM_RESOURCE_MAX_SECONDS - WAITER_SERVICE_MARGIN_SECONDS;
 /** Largest file system policy S3 Files accepts, in characters. */
 const MAX_FILE_SYSTEM_POLICY_CHARS = 20000;
 
@@ -224,8 +225,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     this.vpc = props.vpc;
     this.prefix = props.prefix ?? '';
     validatePrefix(this, this.prefix);
-    const timeoutSeconds = validateAvailabilityTimeout(this, props.availabilityTimeout ?? Duration.minutes(20));
-    this._availabilityTimeoutSeconds = timeoutSeconds;
+    this._availabilityTimeoutSeconds = validateAvailabilityTimeout(this, props.availabilityTimeout ?? Duration.minutes(20));
 
     // ---- bucket
     const importedBucket = props.bucket !== undefined;
@@ -321,19 +321,9 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
 
     // ---- waiter (its read rights are in the per-file-system handler policy, with the guard's)
     if (importedBucket) provider.grantVerifyBucketVersioning(this.bucket);
-    this.waiter = new CustomResource(this, 'MountTargetsAvailable', {
-      serviceToken: provider.serviceToken,
-      resourceType: WAITER_RESOURCE_TYPE,
-      serviceTimeout: waiterServiceTimeout(timeoutSeconds),
-      properties: {
-        FileSystemId: this.fileSystemId,
-        ExpectedMountTargetCount: String(this._mountTargetCount),
-        AccessPointIds: Lazy.list({ produce: () => this.accessPoints.map(ap => ap.accessPointId) }),
-        TimeoutSeconds: Tokenization.stringifyNumber(timeoutSeconds),
-        VerifyBucketVersioning: importedBucket ? 'true' : 'false',
-        BucketName: this.bucket.bucketName,
-      },
-    });
+    this.waiter = this.createWaiter(this, 'MountTargetsAvailable', provider,
+      Lazy.list({ produce: () => this.accessPoints.map(ap => ap.accessPointId) }),
+      { name: this.bucket.bucketName, verifyVersioning: importedBucket });
     // Clients wait for this, so it also stands for the NFS rules being in place.
     this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup, this.handlerPolicy);
     this.mountTargetsAvailable = this.waiter;
@@ -456,18 +446,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     }
     const provider = S3FilesWaiterProvider.getOrCreate(accessPoint);
     provider.grantReadFileSystem(this.fileSystemArn);
-    const own = new CustomResource(accessPoint, 'Available', {
-      serviceToken: provider.serviceToken,
-      resourceType: WAITER_RESOURCE_TYPE,
-      serviceTimeout: waiterServiceTimeout(this._availabilityTimeoutSeconds),
-      properties: {
-        FileSystemId: this.fileSystemId,
-        ExpectedMountTargetCount: String(this._mountTargetCount),
-        AccessPointIds: [accessPoint.accessPointId],
-        TimeoutSeconds: Tokenization.stringifyNumber(this._availabilityTimeoutSeconds),
-        VerifyBucketVersioning: 'false',
-      },
-    });
+    const own = this.createWaiter(accessPoint, 'Available', provider, [accessPoint.accessPointId]);
     const ready = new DependencyGroup();
     ready.add(this.waiter, own);
     return ready;
@@ -489,6 +468,29 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
         `${this.node.path} has mount targets only in ${this.mountTargetAzs.labels.join(', ')}, and a client needs a mount target in every AZ it runs in`,
         `select subnets in ${this.mountTargetAzs.labels.join(', ')} only, or add those AZs to the file system's vpcSubnets`);
     }
+  }
+
+  /**
+   * A waiter (on `provider`, in the stack of `scope`) for this file system's mount targets and the
+   * given access points; with `bucket`, it also names the bucket and may verify its versioning.
+   */
+  private createWaiter(
+    scope: Construct, id: string, provider: S3FilesWaiterProvider, accessPointIds: string[],
+    bucket?: { readonly name: string; readonly verifyVersioning: boolean },
+  ): CustomResource {
+    return new CustomResource(scope, id, {
+      serviceToken: provider.serviceToken,
+      resourceType: WAITER_RESOURCE_TYPE,
+      serviceTimeout: waiterServiceTimeout(this._availabilityTimeoutSeconds),
+      properties: {
+        FileSystemId: this.fileSystemId,
+        ExpectedMountTargetCount: String(this._mountTargetCount),
+        AccessPointIds: accessPointIds,
+        TimeoutSeconds: Tokenization.stringifyNumber(this._availabilityTimeoutSeconds),
+        VerifyBucketVersioning: bucket?.verifyVersioning ? 'true' : 'false',
+        ...(bucket ? { BucketName: bucket.name } : {}),
+      },
+    });
   }
 
   private createBucket(props: S3FilesFileSystemProps): s3.IBucket {

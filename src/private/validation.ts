@@ -1,5 +1,6 @@
 import { Annotations, Duration, Size, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
+import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './waiter-provider';
 
 /** Largest POSIX id S3 Files accepts (2^32 - 1). */
 export const MAX_POSIX_ID = 4294967295;
@@ -153,8 +154,8 @@ export function validateWholeDays(scope: IConstruct, prop: string, duration: Dur
   return days;
 }
 
-/** Longest availabilityTimeout: CloudFormation's one-hour custom-resource limit less a 5-minute margin. */
-export const MAX_AVAILABILITY_TIMEOUT_SECONDS = 3300;
+/** Longest availabilityTimeout: CloudFormation's one-hour custom-resource limit less the waiter's margin. */
+export const MAX_AVAILABILITY_TIMEOUT_SECONDS = CUSTOM_RESOURCE_MAX_SECONDS - WAITER_SERVICE_MARGIN_SECONDS;
 
 /** The waiter timeout: 1 to 55 minutes (it must end inside CloudFormation's one-hour custom-resource limit). */
 export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration): number {

@@ -20,7 +20,7 @@ export const MAX_ROLE_INLINE_POLICY_CHARS = 10240;
 /** CloudFormation waits at most this long for a custom resource (its `ServiceTimeout` ceiling). */
 export const CUSTOM_RESOURCE_MAX_SECONDS = 3600;
 /** Time a waiter gets beyond its own timeout: its last poll and the framework's response. */
-const WAITER_SERVICE_MARGIN_SECONDS = 300;
+export const WAITER_SERVICE_MARGIN_SECONDS = 300;
 
 /**
  * `ServiceTimeout` of a waiter: its handler timeout plus a margin, within CloudFormation's hour.
