@@ -20,7 +20,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { s3Client } from '../shared/aws';
 import {
-  chunkDeadline, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
+  chunkDeadline, chunkSizeFor, chunksUntil, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult,
+  requireEnv, roundTimings, timed,
 } from '../shared/common';
 import { encodeCopySource, inProgressNameReason, unrepresentableKeyReason } from '../shared/names';
 import { observability } from '../shared/observability';
@@ -30,9 +31,6 @@ import { TextStats, TextStatsCounter } from '../shared/text-stats';
 /** S3 requests are independent HTTPS calls; 16 matches the file-system side so the comparison is fair. */
 export const DEFAULT_CONCURRENCY = 16;
 export const INBOX_PREFIX = 'inbox/';
-/** Files per end-to-end chunk: `concurrency` x 8, at least 64 (as on the mount). */
-const CHUNK_PER_WORKER = 8;
-const CHUNK_MIN = 64;
 export const PROCESSED_PREFIX = 'processed/';
 
 export interface ProcessorEvent {
@@ -140,16 +138,13 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
 
   // End to end in chunks (read -> write -> move), so a run that meets its deadline has finished
   // whole files instead of reading everything and moving nothing.
-  const chunkSize = Math.max(CHUNK_MIN, opts.concurrency * CHUNK_PER_WORKER);
   let moved = 0;
   let deferred = 0;
-  for (let start = 0; start < listed.length; start += chunkSize) {
-    if ((opts.now ?? Date.now)() >= (opts.deadline ?? Infinity)) {
-      deferred = listed.length - start;
-      log('deadline near: leaving the rest for the next invocation', { deferred });
-      break;
-    }
-    const batch = listed.slice(start, start + chunkSize);
+  const batches = chunksUntil(listed, chunkSizeFor(opts.concurrency), opts.deadline ?? Infinity, opts.now ?? Date.now, (count) => {
+    deferred = count;
+    log('deadline near: leaving the rest for the next invocation', { deferred });
+  });
+  for (const batch of batches) {
     const counted = await timed(timings, 'readMs', () =>
       keepSucceeded(batch, opts.concurrency, async (item) => {
         try {

@@ -25,7 +25,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
-  chunkDeadline, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult, requireEnv, roundTimings, timed,
+  chunkDeadline, chunkSizeFor, chunksUntil, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult,
+  requireEnv, roundTimings, timed,
 } from '../shared/common';
 import { inProgressNameReason, resultNameReason, unsafeNameReason } from '../shared/names';
 import { observability } from '../shared/observability';
@@ -46,9 +47,6 @@ const READ_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK;
 const CREATE_FLAGS = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW;
 const DIR_FLAGS = fsc.O_RDONLY | fsc.O_DIRECTORY;
 /* eslint-enable no-bitwise */
-/** Files claimed per step: `concurrency` x 8, at least 64 (the benchmark's 20 files are one step). */
-const CHUNK_PER_WORKER = 8;
-const CHUNK_MIN = 64;
 const READ_CHUNK_BYTES = 256 * 1024;
 const DIR_MODE = 0o755;
 const CLAIM_DIR_MODE = 0o700;
@@ -250,18 +248,15 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
 
   // Work in chunks: claim a chunk, then read, write and move it. Invocations sharing an inbox then
   // interleave their claims and share the work, and a crash strands at most one chunk of claims.
-  const chunkSize = Math.max(CHUNK_MIN, opts.concurrency * CHUNK_PER_WORKER);
+  // Near the deadline, claim nothing more: what is left stays in the inbox for the next run
+  // (a claim stranded by a killed invocation would wait for recovery instead).
   let moved = 0;
   let deferred = 0;
-  for (let start = 0; start < candidates.length; start += chunkSize) {
-    // Near the deadline, claim nothing more: what is left stays in the inbox for the next run
-    // (a claim stranded by a killed invocation would wait for recovery instead).
-    if ((opts.now ?? Date.now)() >= (opts.deadline ?? Infinity)) {
-      deferred = candidates.length - start;
-      log('deadline near: leaving the rest for the next invocation', { deferred });
-      break;
-    }
-    const chunk = candidates.slice(start, start + chunkSize);
+  const chunks = chunksUntil(candidates, chunkSizeFor(opts.concurrency), opts.deadline ?? Infinity, opts.now ?? Date.now, (count) => {
+    deferred = count;
+    log('deadline near: leaving the rest for the next invocation', { deferred });
+  });
+  for (const chunk of chunks) {
 
     // --- claim (part of listing: it is how this invocation takes its share of the list) ---
     const claimed = await timed(timings, 'listMs', async () => {

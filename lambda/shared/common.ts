@@ -36,6 +36,27 @@ export interface DeadlineContext {
  */
 export const DEADLINE_MARGIN_MS = 20_000;
 
+/** Files per chunk: `concurrency` x 8, at least 64 (the benchmark's 20 files are one chunk). */
+export function chunkSizeFor(concurrency: number): number {
+  return Math.max(64, concurrency * 8);
+}
+
+/**
+ * Consecutive chunks of `items`, handed out one at a time; none once `now()` has reached
+ * `deadline`, when `onDeferred` is told how many items were left.
+ */
+export function* chunksUntil<T>(
+  items: T[], size: number, deadline: number, now: () => number, onDeferred: (count: number) => void,
+): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) {
+    if (now() >= deadline) {
+      onDeferred(items.length - start);
+      return;
+    }
+    yield items.slice(start, start + size);
+  }
+}
+
 /** The epoch ms after which no new chunk should start, or Infinity without a context. */
 export function chunkDeadline(context: DeadlineContext | undefined, now = Date.now()): number {
   if (!context || typeof context.getRemainingTimeInMillis !== 'function') return Infinity;
