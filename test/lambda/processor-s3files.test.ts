@@ -35,6 +35,31 @@ describe('processor-s3files on a real directory', () => {
   });
   const inbox = (name: string, data: string | Buffer) => fs.writeFileSync(join(mount.path, 'inbox', name), data);
 
+  /**
+   * A producer still writing `name`: once the processor has opened its claimed copy, `onOpen` runs,
+   * and `more` is appended to that file right after the processor's first read.
+   */
+  function appendDuringFirstRead(name: string, more: string, onOpen?: () => void): void {
+    const realOpen = fsp.open;
+    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
+      const fh = await realOpen(p, ...rest);
+      if (String(p).includes('processing') && String(p).endsWith(name)) {
+        onOpen?.();
+        const realRead = fh.read.bind(fh);
+        let appended = false;
+        (fh as any).read = async (...args: any[]) => {
+          const r = await (realRead as any)(...args);
+          if (!appended) {
+            appended = true;
+            fs.appendFileSync(String(p), more);
+          }
+          return r;
+        };
+      }
+      return fh;
+    });
+  }
+
   test('processes text files with spaces, Unicode and empty content, writes metadata, emits FilesProcessed', async () => {
     // GIVEN awkward but valid names and contents
     inbox('hello world.txt', 'hello world\nsecond line here\n');
@@ -279,23 +304,7 @@ describe('processor-s3files on a real directory', () => {
   test('a file that grows while it is read is put back for a later run, and processed whole then', async () => {
     // GIVEN a file the producer is still appending to while the processor reads it
     inbox('growing.txt', 'one two\n');
-    const realOpen = fsp.open;
-    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
-      const fh = await realOpen(p, ...rest);
-      if (String(p).includes('processing') && String(p).endsWith('growing.txt')) {
-        const realRead = fh.read.bind(fh);
-        let appended = false;
-        (fh as any).read = async (...args: any[]) => {
-          const r = await (realRead as any)(...args);
-          if (!appended) {
-            appended = true;
-            fs.appendFileSync(String(p), 'three four\n');
-          }
-          return r;
-        };
-      }
-      return fh;
-    });
+    appendDuringFirstRead('growing.txt', 'three four\n');
     // WHEN the first run reads it mid-write
     const first = await handler({});
     jest.restoreAllMocks();
@@ -312,24 +321,7 @@ describe('processor-s3files on a real directory', () => {
   test('a changed file whose name was reused meanwhile goes to failed/, never over the new file', async () => {
     // GIVEN a file that changes while read, and a new file with its name uploaded at the same time
     inbox('same.txt', 'old\n');
-    const realOpen = fsp.open;
-    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
-      const fh = await realOpen(p, ...rest);
-      if (String(p).includes('processing') && String(p).endsWith('same.txt')) {
-        inbox('same.txt', 'brand new\n');
-        const realRead = fh.read.bind(fh);
-        let appended = false;
-        (fh as any).read = async (...args: any[]) => {
-          const r = await (realRead as any)(...args);
-          if (!appended) {
-            appended = true;
-            fs.appendFileSync(String(p), 'more\n');
-          }
-          return r;
-        };
-      }
-      return fh;
-    });
+    appendDuringFirstRead('same.txt', 'more\n', () => inbox('same.txt', 'brand new\n'));
     // WHEN
     const result = await handler({});
     jest.restoreAllMocks();
