@@ -15,14 +15,22 @@ export interface FileError {
   readonly error: string;
 }
 
-/** What both processors return. `files` counts files moved to processed/ by this invocation. */
+/** What both processors return. `files` counts results this invocation published in processed/. */
 export interface ProcessorResult {
   readonly files: number;
   readonly errors: FileError[];
   readonly timings: Timings;
   readonly concurrency: number;
-  /** Files listed but left for the next invocation because this one neared its deadline. */
-  readonly deferred?: number;
+  /** True when this invocation neared its deadline and left files for the next one. */
+  readonly deferred?: boolean;
+  /** Files claimed from invocations that died (their lease expired) and processed here. */
+  readonly recovered?: number;
+  /** Files whose result was not published because a result from a newer upload of the name was already there. */
+  readonly superseded?: number;
+  /** Files another invocation was already processing (skipped, not counted). */
+  readonly skippedClaimed?: number;
+  /** Why the run stopped early (its lease was lost), if it did. */
+  readonly stopped?: string;
 }
 
 /** What the processors read from the Lambda context. */
@@ -41,20 +49,15 @@ export function chunkSizeFor(concurrency: number): number {
   return Math.max(64, concurrency * 8);
 }
 
-/**
- * Consecutive chunks of `items`, handed out one at a time; none once `now()` has reached
- * `deadline`, when `onDeferred` is told how many items were left.
- */
-export function* chunksUntil<T>(
-  items: T[], size: number, deadline: number, now: () => number, onDeferred: (count: number) => void,
-): Generator<T[]> {
-  for (let start = 0; start < items.length; start += size) {
-    if (now() >= deadline) {
-      onDeferred(items.length - start);
-      return;
-    }
-    yield items.slice(start, start + size);
+/** Up to `count` items from `source` (fewer only when it is exhausted). */
+export async function take<T>(source: AsyncIterator<T>, count: number): Promise<T[]> {
+  const out: T[] = [];
+  while (out.length < count) {
+    const next = await source.next();
+    if (next.done) break;
+    out.push(next.value);
   }
+  return out;
 }
 
 /** The epoch ms after which no new chunk should start, or Infinity without a context. */
@@ -63,16 +66,19 @@ export function chunkDeadline(context: DeadlineContext | undefined, now = Date.n
   return now + Math.max(0, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
 }
 
-/** Content of `processed/<name>.meta.json`, identical on both sides. */
+/** Content of `processed/<name>/<name>.meta.json`, the same shape on both sides. */
 export interface FileMeta {
   readonly name: string;
   readonly wordCount: number;
   readonly lineCount: number;
   readonly bytes: number;
+  /** Exactly which source this result describes (a version id, a modification time and claim). */
+  readonly source: Record<string, string>;
 }
 
 export function metaJson(meta: FileMeta): string {
-  return `${JSON.stringify({ name: meta.name, wordCount: meta.wordCount, lineCount: meta.lineCount, bytes: meta.bytes })}\n`;
+  const { name, wordCount, lineCount, bytes, source } = meta;
+  return `${JSON.stringify({ name, wordCount, lineCount, bytes, source })}\n`;
 }
 
 export function emptyTimings(): Timings {

@@ -32,17 +32,16 @@ export function inProgressNameReason(name: string): string | undefined {
   return suffix ? `temporary suffix ${suffix}` : undefined;
 }
 
-/** The longest suffix a processor adds to a name for its result (`<name>.meta.json`). */
+/** The suffix of a result's metadata file (`processed/<name>/<name>.meta.json`). */
 export const RESULT_SUFFIX = '.meta.json';
 
 /**
- * Why a name cannot have a result next to it, or undefined: `<name>.meta.json` must itself be a
- * valid component (≤ 255 bytes), or writing it fails on the mount (ENAMETOOLONG) and its S3 key
- * is one the mount cannot show. Checked when listing, so such a file is never half-processed.
+ * Why a name cannot have a result, or undefined: `<name>.meta.json` must itself be a valid
+ * component (≤ 255 bytes), or writing it fails on the mount (ENAMETOOLONG) and its S3 key is one
+ * the mount cannot show. Checked when listing, so such a file is never half-processed. (A name that
+ * itself ends with `.meta.json` is fine: each result has its own directory.)
  */
 export function resultNameReason(name: string): string | undefined {
-  // processed/<x>.meta.json is the result of <x>: a file of that name would pass for (or replace) it.
-  if (name.endsWith(RESULT_SUFFIX)) return `name ends with ${RESULT_SUFFIX}, which is reserved for results; rename the file`;
   const bytes = Buffer.byteLength(`${name}${RESULT_SUFFIX}`, 'utf8');
   return bytes > MAX_COMPONENT_BYTES
     ? `name too long for its result: "<name>${RESULT_SUFFIX}" would be ${bytes} bytes, over ${MAX_COMPONENT_BYTES}; shorten the name to at most ${MAX_COMPONENT_BYTES - RESULT_SUFFIX.length} bytes`

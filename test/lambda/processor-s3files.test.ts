@@ -4,14 +4,32 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureStdout, emfMetrics, list, tempMount } from './helpers';
-import { DEFAULT_CLAIM_STALE_SECONDS, handler, processMount } from '../../lambda/processor-s3files/index';
+import { handler, processMount } from '../../lambda/processor-s3files/index';
 
 // A configurable copy of fs/promises, so single calls can be made to fail (the real one is frozen).
 jest.mock('node:fs/promises', () => ({ ...jest.requireActual('node:fs/promises') }));
 const fsp: typeof import('node:fs/promises') = jest.requireMock('node:fs/promises');
 
-const meta = (mount: string, name: string) =>
-  JSON.parse(fs.readFileSync(join(mount, 'processed', `${name}.meta.json`), 'utf8'));
+/** A result's metadata (`processed/<name>/<name>.meta.json`) without its source stamp. */
+const fullMeta = (mount: string, name: string) =>
+  JSON.parse(fs.readFileSync(join(mount, 'processed', name, `${name}.meta.json`), 'utf8'));
+const meta = (mount: string, name: string) => {
+  const { source, ...counts } = fullMeta(mount, name);
+  return counts;
+};
+/** Set a path's times `seconds` into the past, as if the server's clock had moved on since it changed. */
+function age(path: string, seconds: number): void {
+  const t = new Date(Date.now() - seconds * 1000);
+  fs.utimesSync(path, t, t);
+}
+/** A result's data (`processed/<name>/<name>`). */
+const resultData = (mount: string, name: string) => fs.readFileSync(join(mount, 'processed', name, name), 'utf8');
+/** Every result directory, each checked to hold exactly its data and its metadata. */
+function results(mount: string): string[] {
+  const names = list(join(mount, 'processed'));
+  for (const n of names) expect(list(join(mount, 'processed', n))).toEqual([n, `${n}.meta.json`]);
+  return names;
+}
 
 describe('processor-s3files on a real directory', () => {
   let mount: ReturnType<typeof tempMount>;
@@ -23,7 +41,7 @@ describe('processor-s3files on a real directory', () => {
     fs.mkdirSync(join(mount.path, 'inbox'));
     process.env.MOUNT_PATH = mount.path;
     delete process.env.CONCURRENCY;
-    delete process.env.CLAIM_STALE_SECONDS;
+    delete process.env.LEASE_SECONDS;
     delete process.env.POWERTOOLS_METRICS_DISABLED;
     out = captureStdout();
   });
@@ -79,10 +97,15 @@ describe('processor-s3files on a real directory', () => {
     });
     expect(meta(mount.path, 'empty')).toEqual({ name: 'empty', wordCount: 0, lineCount: 0, bytes: 0 });
     expect(meta(mount.path, 'crlf.txt')).toEqual({ name: 'crlf.txt', wordCount: 3, lineCount: 2, bytes: 8 });
-    expect(fs.readFileSync(join(mount.path, 'processed', 'hello world.txt'), 'utf8')).toBe('hello world\nsecond line here\n');
+    expect(resultData(mount.path, 'hello world.txt')).toBe('hello world\nsecond line here\n');
+    // AND the metadata names exactly the source it describes
+    const helloStat = fs.statSync(join(mount.path, 'processed', 'hello world.txt', 'hello world.txt'), { bigint: true });
+    expect(fullMeta(mount.path, 'hello world.txt').source).toEqual({
+      modified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), modifiedNs: String(helloStat.mtimeNs), claim: expect.stringMatching(/^\d{13}-[0-9a-f-]{36}$/),
+    });
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
-    expect(list(join(mount.path, 'processed')).filter((n) => n.startsWith('.tmp'))).toEqual([]);
+    expect(results(mount.path)).toEqual(['crlf.txt', 'empty', 'größe 日本.md', 'hello world.txt'].sort());
     expect(Object.keys(result.timings).sort()).toEqual(['listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'writeMs']);
     expect(result.concurrency).toBe(16);
     const emf = emfMetrics(out.lines);
@@ -130,7 +153,7 @@ describe('processor-s3files on a real directory', () => {
     expect(fs.readFileSync(join(mount.path, 'failed', run, 'image.png'))).toEqual(binary);
     expect(fs.readFileSync(join(mount.path, 'failed', run, 'truncated.txt'))).toEqual(truncated);
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
-    expect(list(join(mount.path, 'processed'))).toEqual(['good.txt', 'good.txt.meta.json']);
+    expect(results(mount.path)).toEqual(['good.txt']);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
     expect(emfMetrics(out.lines)[0]).toMatchObject({ FilesProcessed: 1, FilesFailed: 3 });
   });
@@ -232,8 +255,7 @@ describe('processor-s3files on a real directory', () => {
     // THEN
     expect(result.files).toBe(10_000);
     expect(result.errors).toEqual([]);
-    const processed = list(join(mount.path, 'processed'));
-    expect(processed).toHaveLength(20_000);
+    expect(list(join(mount.path, 'processed'))).toHaveLength(10_000);
     expect(meta(mount.path, 'f9999.txt')).toEqual({ name: 'f9999.txt', wordCount: 3, lineCount: 1, bytes: 'file number 9999\n'.length });
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
   }, 120_000);
@@ -260,17 +282,18 @@ describe('processor-s3files on a real directory', () => {
     expect(meta(mount.path, 'report.txt')).toMatchObject({ wordCount: 2 });
   });
 
-  test('a user file named like a result (scan.txt.meta.json) is quarantined, so the result of scan.txt is the processor\'s own', async () => {
-    // GIVEN scan.txt and a user sidecar with the result's name
+  test('a user file named like a result (scan.txt.meta.json) is processed as a file of its own, never taken for the result of scan.txt', async () => {
+    // GIVEN scan.txt and a user sidecar with the name the result's metadata has
     inbox('scan.txt', 'three little words\n');
     inbox('scan.txt.meta.json', '{"name":"scan.txt","wordCount":999}');
     // WHEN
     const result = await handler({});
-    // THEN
-    expect(result.files).toBe(1);
-    expect(result.errors).toEqual([{ name: 'scan.txt.meta.json', error: expect.stringMatching(/^name ends with \.meta\.json, which is reserved for results; rename the file \(moved to failed\//) }]);
+    // THEN each has its own result directory: scan.txt's metadata is the processor's own
+    expect(result).toMatchObject({ files: 2, errors: [] });
     expect(meta(mount.path, 'scan.txt')).toEqual({ name: 'scan.txt', wordCount: 3, lineCount: 1, bytes: 19 });
-    expect(list(join(mount.path, 'processed'))).toEqual(['scan.txt', 'scan.txt.meta.json']);
+    expect(meta(mount.path, 'scan.txt.meta.json')).toMatchObject({ name: 'scan.txt.meta.json', wordCount: 1 });
+    expect(resultData(mount.path, 'scan.txt.meta.json')).toBe('{"name":"scan.txt","wordCount":999}');
+    expect(results(mount.path)).toEqual(['scan.txt', 'scan.txt.meta.json']);
   });
 
   test('a name too long for its result is quarantined once, never half-processed, and the rest go on', async () => {
@@ -286,7 +309,7 @@ describe('processor-s3files on a real directory', () => {
     expect(first.errors).toEqual([{ name: long, error: expect.stringMatching(/^name too long for its result: .*260 bytes, over 255; shorten the name .*\(moved to failed\//) }]);
     const [run] = list(join(mount.path, 'failed'));
     expect(list(join(mount.path, 'failed', run))).toEqual([long]);
-    expect(list(join(mount.path, 'processed'))).toEqual(['ok.txt', 'ok.txt.meta.json']);
+    expect(results(mount.path)).toEqual(['ok.txt']);
     expect(second).toMatchObject({ files: 0, errors: [] });
   });
 
@@ -336,11 +359,11 @@ describe('processor-s3files on a real directory', () => {
     let checks = 0;
     // WHEN
     const now = () => (checks++ === 0 ? 0 : 2);
-    const result = await processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 60_000, deadline: 1, now });
+    const result = await processMount({ mountPath: mount.path, concurrency: 1, deadline: 1, now });
     // THEN one whole chunk was processed and the rest deferred, untouched, with no claim left behind
-    expect(result).toMatchObject({ files: 64, errors: [], deferred: 136 });
+    expect(result).toMatchObject({ files: 64, errors: [], deferred: true });
     expect(list(join(mount.path, 'inbox'))).toHaveLength(136);
-    expect(list(join(mount.path, 'processed'))).toHaveLength(128);
+    expect(results(mount.path)).toHaveLength(64);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
 
@@ -348,55 +371,52 @@ describe('processor-s3files on a real directory', () => {
     // GIVEN a context with exactly the margin left
     inbox('a.txt', 'a\n');
     // WHEN / THEN nothing is claimed
-    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: 1 });
+    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: true });
     expect(list(join(mount.path, 'inbox'))).toEqual(['a.txt']);
     // AND with time to spare it is processed
     expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ files: 1, errors: [] });
   });
 
-  test('metadata temp files of killed invocations are swept once stale; fresh ones are left alone', async () => {
-    // GIVEN a stale temp file (older than the claim staleness) and a fresh one in processed/
-    fs.mkdirSync(join(mount.path, 'processed'));
-    const stale = `.tmp-${Date.now() - 2 * 3600_000}-${randomUUID()}`;
-    const fresh = `.tmp-${Date.now()}-${randomUUID()}`;
-    for (const name of [stale, fresh]) fs.writeFileSync(join(mount.path, 'processed', name), '{"partial":');
-    // WHEN
-    await handler({ claimStaleSeconds: 3600 });
-    // THEN
-    expect(list(join(mount.path, 'processed'))).toEqual([fresh]);
-  });
-
-  test('a metadata write failure quarantines the file and removes the temp file', async () => {
-    // GIVEN processed/bad.txt.meta.json is a directory, so renaming the metadata onto it fails
+  test('a metadata write failure quarantines the file, data only, and the rest go on', async () => {
+    // GIVEN writing bad.txt's metadata fails (EIO from the server)
     inbox('bad.txt', 'x y\n');
     inbox('good.txt', 'z\n');
-    fs.mkdirSync(join(mount.path, 'processed', 'bad.txt.meta.json', 'keep'), { recursive: true });
+    const realOpen = fsp.open;
+    jest.spyOn(fsp, 'open').mockImplementation(async (p, ...rest) => {
+      if (String(p).endsWith('bad.txt.meta.json')) throw Object.assign(new Error('EIO: i/o error, open'), { code: 'EIO' });
+      return realOpen(p, ...rest);
+    });
     // WHEN
     const result = await handler({});
     // THEN
     expect(result.files).toBe(1);
-    expect(result.errors).toEqual([{ name: 'bad.txt', error: expect.stringMatching(/^writing metadata failed: E(ISDIR|NOTEMPTY|EXIST).*\(moved to failed\//) }]);
+    expect(result.errors).toEqual([{ name: 'bad.txt', error: expect.stringMatching(/^writing metadata failed: EIO.*\(moved to failed\//) }]);
     const [run] = list(join(mount.path, 'failed'));
+    expect(list(join(mount.path, 'failed', run))).toEqual(['bad.txt']);
     expect(fs.readFileSync(join(mount.path, 'failed', run, 'bad.txt'), 'utf8')).toBe('x y\n');
-    expect(list(join(mount.path, 'processed')).filter((n) => n.startsWith('.tmp'))).toEqual([]);
+    expect(results(mount.path)).toEqual(['good.txt']);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
 
-  test('a failed move into processed/ quarantines the file', async () => {
-    // GIVEN processed/blocked.txt is a non-empty directory
+  test('a failed publish quarantines the file without its metadata', async () => {
+    // GIVEN processed/blocked.txt is a regular file, not a result directory
     inbox('blocked.txt', 'b\n');
-    fs.mkdirSync(join(mount.path, 'processed', 'blocked.txt', 'x'), { recursive: true });
+    fs.mkdirSync(join(mount.path, 'processed'));
+    fs.writeFileSync(join(mount.path, 'processed', 'blocked.txt'), 'somebody else\'s file');
     // WHEN
     const result = await handler({});
     // THEN
     expect(result.files).toBe(0);
-    expect(result.errors[0]).toEqual({ name: 'blocked.txt', error: expect.stringMatching(/^move to processed\/ failed: E(ISDIR|NOTEMPTY|EXIST)/) });
+    expect(result.errors[0]).toEqual({
+      name: 'blocked.txt', error: expect.stringMatching(/^publishing to processed\/ failed: processed\/blocked.txt exists and is not a result directory; move it away/),
+    });
     const [run] = list(join(mount.path, 'failed'));
-    expect(fs.readFileSync(join(mount.path, 'failed', run, 'blocked.txt'), 'utf8')).toBe('b\n');
+    expect(list(join(mount.path, 'failed', run))).toEqual(['blocked.txt']);
+    expect(fs.readFileSync(join(mount.path, 'processed', 'blocked.txt'), 'utf8')).toBe('somebody else\'s file');
   });
 
-  test('when even the release fails, the error says where the file is; a later run recovers it', async () => {
-    // GIVEN reads fail for one file and so does moving it back
+  test('when even the release fails, the error says where the file is; a later run takes it over once the lease expired', async () => {
+    // GIVEN reads fail for one file and so does moving it to failed/
     inbox('stuck.txt', 'stuck\n');
     const realOpen = fsp.open;
     const realRename = fsp.rename;
@@ -410,51 +430,102 @@ describe('processor-s3files on a real directory', () => {
     });
     // WHEN
     const first = await handler({});
-    // THEN it is reported with its location, and it stays in a claim directory
-    expect(first.errors[0].error).toMatch(/^EIO: i\/o error; could not move it to failed\/ \(EACCES: denied\): it stays in processing\/\d{13}-/);
+    // THEN it is reported with its location, and it stays in its claim directory (without a lease now)
+    expect(first.errors[0].error).toMatch(/^EIO: i\/o error; could not move it to failed\/ \(EACCES: denied\): it stays in processing\/\d{13}-[0-9a-f-]{36}\/1\//);
     const claims = list(join(mount.path, 'processing'));
     expect(claims).toHaveLength(1);
-    expect(list(join(mount.path, 'processing', claims[0]))).toEqual(['stuck.txt']);
+    expect(list(join(mount.path, 'processing', claims[0]))).toEqual(['1']);
+    expect(list(join(mount.path, 'processing', claims[0], '1'))).toEqual(['stuck.txt']);
 
-    // WHEN a later run sees the claim as stale
+    // WHEN a later run comes before the lease length has passed / THEN the claim is left alone
     jest.restoreAllMocks();
-    const second = await handler({ claimStaleSeconds: 0 });
-    // THEN it is recovered and processed, and the empty claim directory is gone
-    expect(second.files).toBe(1);
+    expect(await handler({})).toMatchObject({ files: 0, errors: [] });
+    // WHEN the server's clock has moved on past the lease (the claim directory last changed 31 s ago)
+    age(join(mount.path, 'processing', claims[0]), 31);
+    const second = await handler({});
+    // THEN it is taken over and processed, and the claim directory is gone
+    expect(second).toMatchObject({ files: 1, errors: [], recovered: 1 });
     expect(meta(mount.path, 'stuck.txt').wordCount).toBe(1);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
 
-  test('recovers only stale claims of crashed invocations, never fresh ones', async () => {
-    // GIVEN an old claim (crashed invocation), a fresh claim (live invocation), and a name clash
-    const old = `${Date.now() - (DEFAULT_CLAIM_STALE_SECONDS + 60) * 1000}-${randomUUID()}`;
-    const fresh = `${Date.now()}-${randomUUID()}`;
-    fs.mkdirSync(join(mount.path, 'processing', old), { recursive: true });
-    fs.mkdirSync(join(mount.path, 'processing', fresh), { recursive: true });
-    fs.mkdirSync(join(mount.path, 'processing', 'not-a-claim'), { recursive: true });
-    fs.writeFileSync(join(mount.path, 'processing', old, 'orphan.txt'), 'left by a crash\n');
-    fs.writeFileSync(join(mount.path, 'processing', old, 'clash.txt'), 'old copy\n');
-    fs.writeFileSync(join(mount.path, 'processing', fresh, 'busy.txt'), 'being processed\n');
+  test('takes over only claims whose lease expired by the server\'s clock, never live ones; a newer upload of a name wins', async () => {
+    // GIVEN a dead invocation (lease last renewed 40 s ago), a live one (renewed now), a lease-less
+    // claim directory unchanged for 40 s, a directory that is not a claim, and a name in two places
+    const dead = `${Date.now()}-${randomUUID()}`;
+    const live = `${Date.now() - 3600_000}-${randomUUID()}`; // the name's time is not trusted either way
+    const leaseless = `${Date.now()}-${randomUUID()}`;
+    const item = (claim: string, n: string, name: string, text: string) => {
+      fs.mkdirSync(join(mount.path, 'processing', claim, n), { recursive: true });
+      fs.writeFileSync(join(mount.path, 'processing', claim, n, name), text);
+    };
+    item(dead, '1', 'orphan.txt', 'left by a crash\n');
+    item(dead, '2', 'clash.txt', 'old copy\n');
+    fs.writeFileSync(join(mount.path, 'processing', dead, '2', 'clash.txt.meta.json'), '{"partial":true}');
+    item(live, '1', 'busy.txt', 'being processed\n');
+    item(leaseless, '7', 'no-lease.txt', 'a b c\n');
+    fs.writeFileSync(join(mount.path, 'processing', dead, '.lease'), '{"owner":"x","ttlMs":30000,"beat":3}\n');
+    fs.writeFileSync(join(mount.path, 'processing', live, '.lease'), '{"owner":"y","ttlMs":30000,"beat":9}\n');
+    fs.mkdirSync(join(mount.path, 'processing', 'not-a-claim'));
+    age(join(mount.path, 'processing', dead, '2', 'clash.txt'), 120);
+    age(join(mount.path, 'processing', dead, '.lease'), 40);
+    age(join(mount.path, 'processing', leaseless), 40);
     inbox('clash.txt', 'new copy\n');
 
     // WHEN
     const result = await handler({});
 
-    // THEN the orphan is processed, the fresh claim is untouched, the clash waits for the next run
+    // THEN the dead and lease-less claims are processed, the live claim is untouched, and the
+    // newer clash.txt is the result (its pair complete, the dead run's partial metadata gone)
     expect(result.errors).toEqual([]);
-    expect(result.files).toBe(2);
+    expect(result).toMatchObject({ recovered: 3 });
+    expect(result.files + (result.superseded ?? 0)).toBe(4);
     expect(meta(mount.path, 'orphan.txt').wordCount).toBe(4);
-    expect(fs.readFileSync(join(mount.path, 'processed', 'clash.txt'), 'utf8')).toBe('new copy\n');
-    expect(list(join(mount.path, 'processing', fresh))).toEqual(['busy.txt']);
-    expect(list(join(mount.path, 'processing', old))).toEqual(['clash.txt']);
+    expect(meta(mount.path, 'no-lease.txt').wordCount).toBe(3);
+    expect(resultData(mount.path, 'clash.txt')).toBe('new copy\n');
+    expect(meta(mount.path, 'clash.txt')).toEqual({ name: 'clash.txt', wordCount: 2, lineCount: 1, bytes: 9 });
+    expect(results(mount.path)).toEqual(['clash.txt', 'no-lease.txt', 'orphan.txt']);
+    expect(list(join(mount.path, 'processing')).sort()).toEqual([live, 'not-a-claim'].sort());
+    expect(list(join(mount.path, 'processing', live, '1'))).toEqual(['busy.txt']);
+  });
 
-    // AND the next run takes the remaining one and removes the emptied claim directory
-    const next = await handler({});
-    expect(next.files).toBe(1);
-    expect(fs.readFileSync(join(mount.path, 'processed', 'clash.txt'), 'utf8')).toBe('old copy\n');
-    const after = await handler({});
-    expect(after.files).toBe(0);
-    expect(list(join(mount.path, 'processing')).sort()).toEqual([fresh, 'not-a-claim'].sort());
+  test('a re-upload racing an earlier invocation never ends with the older data, and data and metadata always match', async () => {
+    // GIVEN report.txt v1; while invocation A is about to publish it, v2 arrives and invocation B processes it
+    inbox('report.txt', 'version one\n');
+    age(join(mount.path, 'inbox', 'report.txt'), 60);
+    const realRename = fsp.rename;
+    let raced = false;
+    jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (!raced && String(to) === join(mount.path, 'processed', 'report.txt')) {
+        raced = true;
+        inbox('report.txt', 'version two is longer\n');
+        expect(await handler({})).toMatchObject({ files: 1, errors: [] });
+      }
+      return realRename(from, to);
+    });
+    // WHEN A publishes after B
+    const a = await handler({});
+    // THEN A's older result was superseded, not published over B's; the pair is B's
+    expect(a).toMatchObject({ files: 0, superseded: 1, errors: [] });
+    expect(resultData(mount.path, 'report.txt')).toBe('version two is longer\n');
+    expect(meta(mount.path, 'report.txt')).toMatchObject({ wordCount: 4, bytes: 22 });
+    expect(results(mount.path)).toEqual(['report.txt']);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
+  });
+
+  test('a newer upload processed after an older result replaces it whole', async () => {
+    // GIVEN a published result of v1
+    inbox('report.txt', 'version one\n');
+    age(join(mount.path, 'inbox', 'report.txt'), 60);
+    await handler({});
+    // WHEN v2 arrives and is processed
+    inbox('report.txt', 'version two\n');
+    const second = await handler({});
+    // THEN
+    expect(second).toMatchObject({ files: 1, errors: [] });
+    expect(resultData(mount.path, 'report.txt')).toBe('version two\n');
+    expect(results(mount.path)).toEqual(['report.txt']);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
 
   test('two invocations racing in one process: each file processed exactly once', async () => {
@@ -466,26 +537,32 @@ describe('processor-s3files on a real directory', () => {
     expect(a.errors).toEqual([]);
     expect(b.errors).toEqual([]);
     expect(a.files + b.files).toBe(300);
-    expect(list(join(mount.path, 'processed'))).toHaveLength(600);
+    expect(results(mount.path)).toHaveLength(300);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
 
-  test('a claim lost to a stale-claim recovery is reported, not double counted', async () => {
-    // GIVEN another invocation steals our claimed file before the final move
+  test('an invocation whose claim directory was taken over stops: it publishes nothing and reports no error', async () => {
+    // GIVEN another invocation takes our claim directory over just before we publish
     inbox('stolen.txt', 'mine\n');
+    inbox('later.txt', 'later\n');
     const realRename = fsp.rename;
+    const thief = join(mount.path, 'processing', `${Date.now()}-${randomUUID()}`);
     jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
-      if (String(to).endsWith(join('processed', 'stolen.txt'))) {
-        await realRename(from, join(mount.path, 'inbox', 'stolen.txt'));
+      if (String(to).startsWith(join(mount.path, 'processed')) && !fs.existsSync(thief)) {
+        const ours = join(String(from), '..');
+        fs.mkdirSync(thief);
+        await realRename(ours, join(thief, `adopted-${String(ours).split('/').pop()}`));
       }
       return realRename(from, to);
     });
     // WHEN
-    const result = await handler({});
-    // THEN
-    expect(result.files).toBe(0);
-    expect(result.errors).toEqual([{ name: 'stolen.txt', error: expect.stringMatching(/^claim lost/) }]);
-    expect(list(join(mount.path, 'inbox'))).toEqual(['stolen.txt']);
+    const result = await processMount({ mountPath: mount.path, concurrency: 1 });
+    // THEN nothing was published or reported; the files are in the thief's claim, whole
+    expect(result).toMatchObject({ files: 0, errors: [], stopped: expect.stringMatching(/^lease lost: the claim directory was taken over/) });
+    expect(list(join(mount.path, 'processed'))).toEqual([]);
+    const [adopted] = list(thief);
+    const items = list(join(thief, adopted)).filter((n) => n !== '.lease');
+    expect(items.flatMap((n) => list(join(thief, adopted, n))).sort()).toEqual(['later.txt', 'later.txt.meta.json', 'stolen.txt', 'stolen.txt.meta.json']);
   });
 
   test('a claim that fails for another reason than a lost race is reported and the file stays', async () => {
@@ -493,7 +570,7 @@ describe('processor-s3files on a real directory', () => {
     inbox('locked.txt', 'l\n');
     jest.spyOn(fsp, 'rename').mockRejectedValueOnce(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }));
     // WHEN
-    const result = await processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 1000 });
+    const result = await processMount({ mountPath: mount.path, concurrency: 1 });
     // THEN
     expect(result.errors).toEqual([{ name: 'locked.txt', error: 'claim failed, left in place: EACCES: permission denied' }]);
     expect(list(join(mount.path, 'inbox'))).toEqual(['locked.txt']);
@@ -585,7 +662,7 @@ describe('processor-s3files as a non-root access point user (uid 1000) on S3-bor
     // THEN it was processed
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout.split('RESULT:')[1])).toMatchObject({ files: 1, errors: [] });
-    expect(list(join(mountPath, 'processed'))).toEqual(['upload.txt', 'upload.txt.meta.json']);
+    expect(results(mountPath)).toEqual(['upload.txt']);
   });
 
   if (!asRoot) {
@@ -603,7 +680,7 @@ describe('processor-s3files on a read-only mount', () => {
     jest.spyOn(fsp, 'mkdir').mockRejectedValue(readOnly);
     try {
       // WHEN / THEN
-      await expect(processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 60_000 }))
+      await expect(processMount({ mountPath: mount.path, concurrency: 1 }))
         .rejects.toThrow(/inbox: the file system is mounted read-only \(EROFS\): this function cannot write\. Grant it s3files:ClientWrite \(drop readOnly\)/);
     } finally {
       jest.restoreAllMocks();
@@ -617,7 +694,7 @@ describe('processor-s3files on a read-only mount', () => {
     jest.spyOn(fsp, 'mkdir').mockRejectedValue(Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' }));
     jest.spyOn(fsp, 'access').mockRejectedValue(Object.assign(new Error('EACCES'), { code: 'EACCES' }));
     try {
-      await expect(processMount({ mountPath: mount.path, concurrency: 1, claimStaleMs: 60_000 }))
+      await expect(processMount({ mountPath: mount.path, concurrency: 1 }))
         .rejects.toThrow(/MOUNT_PATH .* is not writable for uid \d+ gid \d+ \(ENOENT\): the mount is read-only \(no s3files:ClientWrite\)/);
     } finally {
       jest.restoreAllMocks();
