@@ -94,13 +94,14 @@ function startBundle(mountPath: string, opts: { latencyMs?: number; skewMs?: num
   let stderr = '';
   child.stdout.on('data', (d) => { stdout += d; });
   child.stderr.on('data', (d) => { stderr += d; });
+  const maxRssKb = () => Number(/^MAXRSS:(\d+)$/m.exec(stdout)?.[1]);
   const done = new Promise<Result | 'killed'>((resolve, reject) => child.on('exit', (code, signal) => {
     if (signal === 'SIGKILL') return resolve('killed');
     const line = stdout.split('\n').find((l) => l.startsWith('RESULT:'));
     if (code !== 0 || !line) reject(new Error(`child exited ${code}/${signal}: ${stderr.slice(-2000)}`));
     else resolve(JSON.parse(line.slice('RESULT:'.length)));
   }));
-  return { child, done };
+  return { child, done, maxRssKb };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -238,4 +239,31 @@ describe('processor-s3files leases: killed, paused and clock-skewed invocations 
     await startBundle(mount.path, { env: { LEASE_SECONDS: '3' } }).done;
     expectExactlyOnce(mount.path, expected);
   }, 120_000);
+});
+
+describe('processor-s3files memory (bundled handler, child process)', () => {
+  let mount: ReturnType<typeof tempMount>;
+  beforeEach(() => { mount = tempMount(); });
+  afterEach(() => mount.cleanup());
+
+  /** Peak RSS (MB) of one run that has about a second before its deadline margin, on an inbox of `entries` empty files. */
+  async function peakMb(entries: number): Promise<{ mb: number; result: Result }> {
+    fs.rmSync(mount.path, { recursive: true, force: true });
+    fs.mkdirSync(join(mount.path, 'inbox'), { recursive: true });
+    for (let i = 0; i < entries; i++) fs.writeFileSync(join(mount.path, 'inbox', `entry-${String(i).padStart(6, '0')}.txt`), '');
+    const run = startBundle(mount.path, { env: { REMAINING_MS: '21000' } });
+    const result = await run.done as Result;
+    return { mb: run.maxRssKb() / 1024, result };
+  }
+
+  test('the inbox is listed as a stream: 200,000 entries cost no more memory than 2,000 (the whole listing was ~217 MB)', async () => {
+    // GIVEN / WHEN a run with 1 s of work on an inbox of 2,000 and then of 200,000 entries
+    const small = await peakMb(2_000);
+    const large = await peakMb(200_000);
+    // THEN both made progress, the large one left the rest for later, and its peak is within 30 MB of the small one's
+    expect(small.result).toMatchObject({ errors: [] });
+    expect(large.result).toMatchObject({ errors: [], deferred: true });
+    expect(large.result.files).toBeGreaterThan(100);
+    expect(large.mb - small.mb).toBeLessThan(30);
+  }, 180_000);
 });
