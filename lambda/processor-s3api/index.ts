@@ -215,6 +215,7 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
   };
   let moved = 0;
   let skippedClaimed = 0;
+  let vanished = 0;
   let recovered = 0;
   let deferred = false;
 
@@ -304,8 +305,8 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
           timings.processMs += performance.now() - c0;
           return true;
         } catch (e) {
-          // The listed version is gone: another invocation processed it after we listed.
-          if (isGone(e)) skippedClaimed++;
+          // The listed version is gone: another invocation processed it after we listed, or it was deleted.
+          if (isGone(e)) vanished++;
           else fail(item.name, `${errorMessage(e)} (left in inbox/)`);
           await releaseClaim(item);
           return false;
@@ -396,6 +397,7 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
     ...(deferred ? { deferred } : {}),
     ...(recovered ? { recovered } : {}),
     ...(skippedClaimed ? { skippedClaimed } : {}),
+    ...(vanished ? { vanished } : {}),
   };
 }
 

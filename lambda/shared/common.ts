@@ -27,8 +27,10 @@ export interface ProcessorResult {
   readonly recovered?: number;
   /** Files whose result was not published because a result from a newer upload of the name was already there. */
   readonly superseded?: number;
-  /** Files another invocation was already processing (skipped, not counted). */
+  /** Files another live invocation was already processing (skipped, not counted). */
   readonly skippedClaimed?: number;
+  /** Files whose listed version was gone when read (another invocation processed it, or it was deleted). */
+  readonly vanished?: number;
   /** Why the run stopped early (its lease was lost), if it did. */
   readonly stopped?: string;
 }

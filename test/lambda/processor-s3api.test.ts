@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import {
-  CopyObjectCommand, CreateBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand,
+  CopyObjectCommand, CreateBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand,
   ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, S3Client, paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -43,6 +43,9 @@ async function get(Bucket: string, Key: string): Promise<Buffer> {
   const res = await s3.send(new GetObjectCommand({ Bucket, Key }));
   return Buffer.from(await res.Body!.transformToByteArray());
 }
+/** The data and the metadata of a result (`processed/<name>/<name>` and `.meta.json`). */
+const resultData = async (Bucket: string, name: string) => (await get(Bucket, `processed/${name}/${name}`)).toString();
+const resultMeta = async (Bucket: string, name: string) => JSON.parse((await get(Bucket, `processed/${name}/${name}.meta.json`)).toString());
 async function keys(Bucket: string, Prefix: string): Promise<string[]> {
   const out: string[] = [];
   for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket, Prefix })) out.push(...(page.Contents ?? []).map((o) => o.Key!));
@@ -66,8 +69,14 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(first).toMatchObject({ files: 1, errors: [] });
     expect(await keys(bucket, 'inbox/')).toEqual([]);
     expect(second).toMatchObject({ files: 0, errors: [] });
-    expect((await get(bucket, 'processed/report.txt')).toString()).toBe('final version of the report');
-    expect(JSON.parse((await get(bucket, 'processed/report.txt.meta.json')).toString())).toMatchObject({ wordCount: 5 });
+    expect(await resultData(bucket, 'report.txt')).toBe('final version of the report');
+    // AND the data and the metadata both name the source version they came from
+    const meta = await resultMeta(bucket, 'report.txt');
+    expect(meta).toMatchObject({ wordCount: 5, source: { key: 'inbox/report.txt', versionId: expect.any(String), claim: expect.stringMatching(/^\d{13}-/) } });
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'processed/report.txt/report.txt' }));
+    expect(head.Metadata).toEqual({ 'source-version-id': meta.source.versionId });
+    // AND no claim marker or lease is left
+    expect(await keys(bucket, 'processing/')).toEqual([]);
     const versions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/report.txt' }));
     expect(versions.Versions ?? []).toEqual([]);
   });
@@ -88,7 +97,7 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     }) as never);
     // WHEN the processor runs twice
     const first = await processBucket({ client, bucket, concurrency: 1 });
-    const afterFirst = (await get(bucket, 'processed/report.txt')).toString();
+    const afterFirst = await resultData(bucket, 'report.txt');
     const inboxAfterFirst = (await get(bucket, 'inbox/report.txt')).toString();
     const second = await processBucket({ client, bucket, concurrency: 1 });
     // THEN the first run moved what it read and left the new upload; the second run processed it
@@ -96,7 +105,7 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(afterFirst).toBe('first');
     expect(inboxAfterFirst).toBe('second upload');
     expect(second.files).toBe(1);
-    expect((await get(bucket, 'processed/report.txt')).toString()).toBe('second upload');
+    expect(await resultData(bucket, 'report.txt')).toBe('second upload');
     expect(await keys(bucket, 'inbox/')).toEqual([]);
     client.destroy();
   });
@@ -109,7 +118,7 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     // WHEN
     const result = await processBucket({ client: s3, bucket, concurrency: 1, deadline: 1, now: () => (checks++ === 0 ? 0 : 2) });
     // THEN
-    expect(result).toMatchObject({ files: 64, errors: [], deferred: 36 });
+    expect(result).toMatchObject({ files: 64, errors: [], deferred: true });
     expect(await keys(bucket, 'inbox/')).toHaveLength(36);
     expect(await keys(bucket, 'processed/')).toHaveLength(128);
   });
@@ -117,17 +126,18 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
   test('the handler takes its deadline from the Lambda context, keeping a 20 s margin', async () => {
     const bucket = await newBucket();
     await put(bucket, 'inbox/a.txt', 'a\n');
-    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: 1 });
+    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: true });
     expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ files: 1, errors: [] });
   });
 
-  test('a user object named like a result is refused, so it can never stand for the processor\'s result', async () => {
+  test('a user object named like a result\'s metadata is a file of its own, never taken for the result of scan.txt', async () => {
     const bucket = await newBucket();
     await put(bucket, 'inbox/scan.txt', 'three little words\n');
     await put(bucket, 'inbox/scan.txt.meta.json', '{"wordCount":999}');
     const result = await handler({});
-    expect(result).toMatchObject({ files: 1, errors: [{ name: 'scan.txt.meta.json', error: expect.stringMatching(/^refused: name ends with \.meta\.json/) }] });
-    expect(JSON.parse((await get(bucket, 'processed/scan.txt.meta.json')).toString())).toMatchObject({ wordCount: 3 });
+    expect(result).toMatchObject({ files: 2, errors: [] });
+    expect(await resultMeta(bucket, 'scan.txt')).toMatchObject({ wordCount: 3 });
+    expect(await resultData(bucket, 'scan.txt.meta.json')).toBe('{"wordCount":999}');
   });
 
   test('temporary and hidden names are skipped quietly, as on the mount', async () => {
@@ -166,10 +176,10 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(result.errors).toEqual([]);
     expect(result.files).toBe(3);
     expect(await keys(bucket, 'inbox/')).toEqual(['inbox/']);
-    expect((await get(bucket, 'processed/hello world.txt')).toString()).toBe('hello world\nsecond line\n');
-    expect(JSON.parse((await get(bucket, 'processed/größe 日本 (1)+!*\'.md.meta.json')).toString()))
-      .toEqual({ name: 'größe 日本 (1)+!*\'.md', wordCount: 2, lineCount: 1, bytes: Buffer.byteLength('naïve café') });
-    expect(JSON.parse((await get(bucket, 'processed/empty.meta.json')).toString())).toEqual({ name: 'empty', wordCount: 0, lineCount: 0, bytes: 0 });
+    expect(await resultData(bucket, 'hello world.txt')).toBe('hello world\nsecond line\n');
+    expect(await resultMeta(bucket, 'größe 日本 (1)+!*\'.md'))
+      .toMatchObject({ name: 'größe 日本 (1)+!*\'.md', wordCount: 2, lineCount: 1, bytes: Buffer.byteLength('naïve café') });
+    expect(await resultMeta(bucket, 'empty')).toMatchObject({ name: 'empty', wordCount: 0, lineCount: 0, bytes: 0 });
     // the versioned delete removed exactly the version that was read: no delete marker hides anything
     const versions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/hello' }));
     expect(versions.Versions ?? []).toEqual([]);
@@ -178,24 +188,79 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(emfMetrics(out.lines)[0]).toMatchObject({ FilesProcessed: 3, FilesFailed: 0, service: 'processor-s3api' });
   });
 
-  test('paginates past 1,000 keys', async () => {
-    // GIVEN 1,005 objects (ListObjectVersions returns at most 1,000 per page)
+  test('lists page by page: a key whose versions continue on the next page is processed once, at its newest version', async () => {
+    // GIVEN 30 keys, one of them uploaded 6 times, listed 4 entries per page
     const bucket = await newBucket();
-    const names = Array.from({ length: 1005 }, (_, i) => `n${String(i).padStart(4, '0')} é.txt`);
-    await mapPool(names, 16, (n) => put(bucket, `inbox/${n}`, `word ${n}\n`));
-    const firstPage = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/' }));
+    await mapPool(Array.from({ length: 30 }, (_, i) => i), 8, (i) => put(bucket, `inbox/k${String(i).padStart(2, '0')}.txt`, `key ${i}\n`));
+    for (let v = 1; v <= 5; v++) await put(bucket, 'inbox/k07.txt', `version ${v} of seven\n`);
+    const firstPage = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/', MaxKeys: 4 }));
     expect(firstPage.IsTruncated).toBe(true);
-
     // WHEN
-    const result = await handler({ concurrency: 32 });
+    const result = await processBucket({ client: s3, bucket, concurrency: 4, listPageSize: 4 });
+    // THEN every key once, the re-uploaded one at its newest version, no version left behind
+    expect(result).toMatchObject({ files: 30, errors: [] });
+    expect(await resultData(bucket, 'k07.txt')).toBe('version 5 of seven\n');
+    expect((await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/' }))).Versions ?? []).toEqual([]);
+    expect(await keys(bucket, 'processed/')).toHaveLength(60);
+  }, 60_000);
 
-    // THEN
-    expect(result.errors).toEqual([]);
-    expect(result.files).toBe(1005);
+  test('two invocations on one inbox: each file counted once, no NoSuchVersion errors, nothing left claimed', async () => {
+    // GIVEN 200 objects
+    const bucket = await newBucket();
+    await mapPool(Array.from({ length: 200 }, (_, i) => i), 16, (i) => put(bucket, `inbox/c${String(i).padStart(3, '0')}.txt`, `concurrent ${i}\n`));
+    // WHEN two invocations run at once (separate clients, as separate Lambda environments)
+    const clients = [new S3Client({ forcePathStyle: true }), new S3Client({ forcePathStyle: true })];
+    const [a, b] = await Promise.all(clients.map((client) => processBucket({ client, bucket, concurrency: 8 })));
+    clients.forEach((c) => c.destroy());
+    // THEN the counts add up to 200 exactly, and neither reports an error
+    expect(a.errors).toEqual([]);
+    expect(b.errors).toEqual([]);
+    expect(a.files + b.files).toBe(200);
     expect(await keys(bucket, 'inbox/')).toEqual([]);
-    expect(await keys(bucket, 'processed/')).toHaveLength(2010);
-    expect(JSON.parse((await get(bucket, 'processed/n1004 é.txt.meta.json')).toString()).wordCount).toBe(3);
-  }, 180_000);
+    expect(await keys(bucket, 'processed/')).toHaveLength(400);
+    expect(await keys(bucket, 'processing/')).toEqual([]);
+  }, 60_000);
+
+  test('a name claimed by a live invocation is skipped; a claim whose owner\'s lease expired (by S3\'s clock) is taken over', async () => {
+    // GIVEN a live invocation holding busy.txt, and a dead one that left a claim on orphan.txt without a lease
+    const bucket = await newBucket();
+    await put(bucket, 'inbox/busy.txt', 'busy\n');
+    await put(bucket, 'inbox/orphan.txt', 'orphan words\n');
+    const live = `${Date.now()}-${'1'.repeat(8)}-1111-1111-1111-${'1'.repeat(12)}`;
+    const dead = `${Date.now()}-${'2'.repeat(8)}-2222-2222-2222-${'2'.repeat(12)}`;
+    await put(bucket, 'processing/busy.txt', JSON.stringify({ owner: live }));
+    await put(bucket, 'processing/orphan.txt', JSON.stringify({ owner: dead }));
+    await put(bucket, `processing/.leases/${live}`, JSON.stringify({ owner: live, ttlMs: 60_000, beat: 1 }));
+    // WHEN a run with a 1 s lease comes 2.5 s later (S3 times have 1 s resolution)
+    await new Promise((r) => setTimeout(r, 2_500));
+    const result = await processBucket({ client: s3, bucket, concurrency: 2, leaseMs: 1_000 });
+    // THEN the orphan was taken over and processed; the live claim (its owner promised 60 s) was left alone
+    expect(result).toMatchObject({ files: 1, errors: [], recovered: 1, skippedClaimed: 1 });
+    expect(await resultData(bucket, 'orphan.txt')).toBe('orphan words\n');
+    expect(await keys(bucket, 'inbox/')).toEqual(['inbox/busy.txt']);
+    expect(await keys(bucket, 'processing/')).toEqual([`processing/.leases/${live}`, 'processing/busy.txt']);
+    const claimVersions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'processing/orphan.txt' }));
+    expect(claimVersions.Versions ?? []).toEqual([]);
+  }, 30_000);
+
+  test('an object larger than the single-copy limit is copied in parts, byte-identical, with its source stamp', async () => {
+    // GIVEN a 12 MiB object and a copy limit of 8 MiB (S3's is 5 GiB), parts of 5 MiB
+    const bucket = await newBucket();
+    const line = 'large object line with seven words\n';
+    const big = Buffer.from(line.repeat(Math.ceil((12 * 1024 * 1024) / line.length)));
+    await put(bucket, 'inbox/large.txt', big);
+    // WHEN
+    const result = await processBucket({
+      client: s3, bucket, concurrency: 1, multipartCopyThresholdBytes: 8 * 1024 * 1024, copyPartBytes: 5 * 1024 * 1024,
+    });
+    // THEN
+    expect(result).toMatchObject({ files: 1, errors: [] });
+    expect((await get(bucket, 'processed/large.txt/large.txt')).equals(big)).toBe(true);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'processed/large.txt/large.txt' }));
+    expect(head.ContentLength).toBe(big.length);
+    expect(head.Metadata?.['source-version-id']).toEqual((await resultMeta(bucket, 'large.txt')).source.versionId);
+    expect(await resultMeta(bucket, 'large.txt')).toMatchObject({ wordCount: 6 * (big.length / line.length), bytes: big.length });
+  }, 60_000);
 
   test('reports keys the file system cannot represent and non-text objects, leaving them in place', async () => {
     // GIVEN hostile and unrepresentable keys, binary and Latin-1 content
@@ -221,10 +286,10 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(byName['latin1.txt']).toMatch(/^not text: invalid UTF-8/);
     expect(byName['bin.dat']).toMatch(/^not text: NUL byte/);
     expect(await keys(bucket, 'inbox/')).toEqual([...bad, 'inbox/latin1.txt', 'inbox/bin.dat'].sort());
-    expect(await keys(bucket, 'processed/')).toEqual(['processed/ok.txt', 'processed/ok.txt.meta.json']);
+    expect(await keys(bucket, 'processed/')).toEqual(['processed/ok.txt/ok.txt', 'processed/ok.txt/ok.txt.meta.json']);
   });
 
-  test('an object that vanishes between list and read is reported, the batch goes on', async () => {
+  test('an object that vanishes between list and read (processed by another run, or deleted) is counted as vanished, not as an error', async () => {
     // GIVEN a bucket where one object is deleted right after listing
     const bucket = await newBucket();
     await put(bucket, 'inbox/gone.txt', 'x\n');
@@ -244,8 +309,8 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     // WHEN
     const result = await processBucket({ client, bucket, concurrency: 1 });
     // THEN
-    expect(result.files).toBe(1);
-    expect(result.errors).toEqual([{ name: 'gone.txt', error: expect.stringMatching(/^NoSuch(Key|Version)/) }]);
+    expect(result).toMatchObject({ files: 1, errors: [], vanished: 1 });
+    expect(await keys(bucket, 'processing/')).toEqual([]);
     client.destroy();
   });
 
@@ -269,16 +334,18 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
       Versions: ['inbox/a.txt', 'inbox/b c.txt', 'inbox/d.txt'].map((Key) => ({ Key, VersionId: `v-${Key}`, IsLatest: true })),
     } as never);
     mock.on(GetObjectCommand).callsFake((input) => ({ Body: body(`content of ${input.Key}\n`), VersionId: input.VersionId }));
-    mock.on(PutObjectCommand).resolves({});
+    mock.on(PutObjectCommand).resolves({ VersionId: 'v1' });
+    mock.on(HeadObjectCommand).resolves({ LastModified: new Date() });
+    mock.on(DeleteObjectCommand).resolves({});
     mock.on(CopyObjectCommand).resolves({});
     mock.on(DeleteObjectsCommand).resolves({});
   });
   afterAll(() => mock.restore());
 
-  test('a failed copy leaves the source (no delete); a failed metadata put skips copy and delete', async () => {
+  test('a failed copy or metadata put leaves the source (no delete) and releases the claim', async () => {
     // GIVEN copy fails for "b c.txt" and the metadata put fails for d.txt
-    mock.on(CopyObjectCommand, { Key: 'processed/b c.txt' }).rejects(Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: {} }));
-    mock.on(PutObjectCommand, { Key: 'processed/d.txt.meta.json' }).rejects(Object.assign(new Error('Slow Down'), { name: 'SlowDown', $metadata: {} }));
+    mock.on(CopyObjectCommand, { Key: 'processed/b c.txt/b c.txt' }).rejects(Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: {} }));
+    mock.on(PutObjectCommand, { Key: 'processed/d.txt/d.txt.meta.json' }).rejects(Object.assign(new Error('Slow Down'), { name: 'SlowDown', $metadata: {} }));
 
     // WHEN
     const result = await processBucket({ client, bucket: 'bkt', concurrency: 2 });
@@ -286,14 +353,15 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
     // THEN
     expect(result.files).toBe(1);
     expect(result.errors).toEqual(expect.arrayContaining([
-      { name: 'b c.txt', error: 'copy to processed/ failed, left in inbox/: AccessDenied: Access Denied' },
-      { name: 'd.txt', error: 'writing metadata failed, left in inbox/: SlowDown: Slow Down' },
+      { name: 'b c.txt', error: 'writing the result failed, left in inbox/: AccessDenied: Access Denied' },
+      { name: 'd.txt', error: 'writing the result failed, left in inbox/: SlowDown: Slow Down' },
     ]));
+    const released = mock.commandCalls(DeleteObjectCommand).map((c) => c.args[0].input.Key).filter((k) => !k!.startsWith('processing/.leases/')).sort();
+    expect(released).toEqual(['processing/a.txt', 'processing/b c.txt', 'processing/d.txt']);
     const deleted = mock.commandCalls(DeleteObjectsCommand).map((c) => c.args[0].input);
     expect(deleted).toEqual([{ Bucket: 'bkt', Delete: { Objects: [{ Key: 'inbox/a.txt', VersionId: 'v-inbox/a.txt' }], Quiet: true } }]);
     const copies = mock.commandCalls(CopyObjectCommand).map((c) => c.args[0].input.CopySource).sort();
-    expect(copies).toEqual(['bkt/inbox/a.txt?versionId=v-inbox%2Fa.txt', 'bkt/inbox/b%20c.txt?versionId=v-inbox%2Fb%20c.txt']);
-    expect(mock.commandCalls(CopyObjectCommand).some((c) => c.args[0].input.Key === 'processed/d.txt')).toBe(false);
+    expect(copies).toEqual(['bkt/inbox/a.txt?versionId=v-inbox%2Fa.txt', 'bkt/inbox/b%20c.txt?versionId=v-inbox%2Fb%20c.txt', 'bkt/inbox/d.txt?versionId=v-inbox%2Fd.txt']);
   });
 
   test('a failed delete after a good copy is reported; the file is in both places, never lost', async () => {
@@ -303,7 +371,7 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
     const result = await processBucket({ client, bucket: 'bkt', concurrency: 1 });
     // THEN
     expect(result.files).toBe(0);
-    expect(result.errors[0].error).toBe('copied to processed/ but deleting inbox/ failed (a later run processes it again): InternalError: Internal');
+    expect(result.errors[0].error).toBe('published to processed/ but deleting inbox/ failed (a later run processes it again): InternalError: Internal');
   });
 
   test('a version DeleteObjects refuses is reported like a failed delete', async () => {
@@ -313,6 +381,6 @@ describe('processor-s3api failure paths (narrow SDK mock)', () => {
     const result = await processBucket({ client, bucket: 'bkt', concurrency: 1 });
     // THEN
     expect(result.files).toBe(0);
-    expect(result.errors[0].error).toBe('copied to processed/ but deleting inbox/ failed (a later run processes it again): AccessDenied: denied');
+    expect(result.errors[0].error).toBe('published to processed/ but deleting inbox/ failed (a later run processes it again): AccessDenied: denied');
   });
 });
