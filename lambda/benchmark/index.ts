@@ -45,7 +45,16 @@ export interface BenchmarkEvent {
   readonly concurrency?: number;
   /** Delete this benchmark's processed files afterwards (default true). */
   readonly cleanup?: boolean;
+  /**
+   * How the S3 Files inbox is seeded (default "s3"): "s3" uploads with PutObject under S3FILES_PREFIX,
+   * as producers do, and waits until the mount shows every file whole before the timed run (the wait
+   * is reported, not timed as processing); "mount" writes the files through the mount.
+   */
+  readonly seedVia?: string;
 }
+
+export const SEED_VIA = ['s3', 'mount'] as const;
+export type SeedVia = typeof SEED_VIA[number];
 
 export const PHASES = ['listMs', 'readMs', 'processMs', 'writeMs', 'renameMs', 'totalMs'] as const;
 export type Phase = typeof PHASES[number];
@@ -76,6 +85,9 @@ export interface BenchmarkResult {
   /** median(S3 API) / median(S3 Files) per phase and for the wall-clock; null when undefined. */
   readonly speedUp: Record<Phase | 'wallMs', number | null>;
   readonly sync?: SyncResult;
+  readonly seedVia: SeedVia;
+  /** With seedVia "s3": PutObject of the batch -> every file visible on the mount, per run. */
+  readonly seedImportMs?: Summary;
   readonly warnings: string[];
   readonly table: string;
 }
@@ -111,6 +123,10 @@ export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkR
   const syncTimeoutSeconds = intSetting('syncTimeoutSeconds', e.syncTimeoutSeconds, undefined, 180, 1, 900);
   const syncPollMs = intSetting('syncPollMs', e.syncPollMs, undefined, 1000, 50, 10_000);
   const concurrency = e.concurrency === undefined ? undefined : intSetting('concurrency', e.concurrency, undefined, 1, 1, 1024);
+  const seedVia = (e.seedVia ?? 's3') as SeedVia;
+  if (!SEED_VIA.includes(seedVia)) {
+    throw new Error(`Invalid seedVia: ${JSON.stringify(e.seedVia)}. Use "s3" (upload through the S3 API, as producers do) or "mount".`);
+  }
 
   const warnings: string[] = [];
   if (env.prefix === '') {
@@ -120,6 +136,7 @@ export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkR
   const s3 = s3Client();
   const sides = { s3api: [] as { timings: Timings; wallMs: number }[], s3files: [] as { timings: Timings; wallMs: number }[] };
   const batch = `bench-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+  const importWaits: number[] = [];
 
   for (let run = 0; run < runs; run++) {
     const texts = Array.from({ length: files }, (_, i) => ({
@@ -127,7 +144,8 @@ export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkR
       ...seededText(seed + run, i, minWords, maxWords),
     }));
     await assertInboxesEmpty(s3, env);
-    await seedInboxes(s3, env, texts);
+    const importMs = await seedInboxes(s3, env, texts, seedVia, syncTimeoutSeconds, syncPollMs);
+    if (importMs !== undefined) importWaits.push(importMs);
     // Alternate who goes first so neither side always gets the warmer caches.
     const order: ('s3api' | 's3files')[] = run % 2 === 0 ? ['s3api', 's3files'] : ['s3files', 's3api'];
     for (const which of order) {
@@ -150,7 +168,7 @@ export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkR
   }
 
   const sync = e.measureSync ? await measureSync(s3, env, syncTimeoutSeconds, syncPollMs) : undefined;
-  const result = aggregate({ files, runs, minWords, maxWords, seed }, sides, sync, warnings);
+  const result = aggregate({ files, runs, minWords, maxWords, seed }, sides, sync, warnings, seedVia, importWaits);
   metrics.addMetric('BenchmarkRuns', MetricUnit.Count, runs);
   metrics.addMetric('SpeedUpTotal', MetricUnit.NoUnit, result.speedUp.totalMs ?? 0);
   metrics.publishStoredMetrics();
@@ -173,14 +191,35 @@ async function assertInboxesEmpty(s3: S3Client, env: Env): Promise<void> {
     + '(invoke each once) or delete them, then run the benchmark again.');
 }
 
-/** Seed both inboxes with identical bytes: S3-API inbox through PutObject, S3 Files inbox through our mount. */
-async function seedInboxes(s3: S3Client, env: Env, texts: (SeededText & { name: string })[]): Promise<void> {
+/**
+ * Seed both inboxes with identical bytes: the S3-API inbox through PutObject; the S3 Files inbox
+ * through PutObject under the mount's prefix (then wait until the mount shows every file whole),
+ * or through the mount. Returns the import wait in ms for "s3".
+ */
+async function seedInboxes(
+  s3: S3Client, env: Env, texts: (SeededText & { name: string })[], via: SeedVia, timeoutSeconds: number, pollMs: number,
+): Promise<number | undefined> {
   const inbox = join(env.mount, 'inbox');
   await mkdir(inbox, { recursive: true, mode: 0o755 });
+  const t0 = performance.now();
   await mapPool(texts, SEED_CONCURRENCY, async (t) => {
     await s3.send(new PutObjectCommand({ Bucket: env.bucket, Key: `inbox/${t.name}`, Body: t.text, ContentType: 'text/plain; charset=utf-8' }));
-    await writeFile(join(inbox, t.name), t.text, { mode: 0o644 });
+    if (via === 's3') {
+      await s3.send(new PutObjectCommand({ Bucket: env.bucket, Key: `${env.prefix}inbox/${t.name}`, Body: t.text, ContentType: 'text/plain; charset=utf-8' }));
+    } else {
+      await writeFile(join(inbox, t.name), t.text, { mode: 0o644 });
+    }
   });
+  if (via === 'mount') return undefined;
+  const waited = await pollUntil(async () => {
+    const sizes = await mapPool(texts, SEED_CONCURRENCY, (t) => lstat(join(inbox, t.name)).then((st) => st.size, () => -1));
+    return sizes.every((size, i) => size === texts[i].bytes);
+  }, timeoutSeconds, pollMs, t0);
+  if (typeof waited !== 'number') {
+    throw new Error(`Seeded ${texts.length} file(s) through S3 under ${env.prefix}inbox/, but the mount's inbox/ did not show them all `
+      + `(${waited}). Check that S3FILES_PREFIX is the key prefix of the access point's root, or seed with seedVia "mount".`);
+  }
+  return waited;
 }
 
 async function invoke(functionName: string, payload: object): Promise<{ result: ProcessorResult; wallMs: number }> {
@@ -223,10 +262,10 @@ function checkMeta(where: string, t: SeededText & { name: string }, raw: string)
 async function verifyS3(s3: S3Client, env: Env, texts: (SeededText & { name: string })[]): Promise<string[]> {
   const problems = await mapPool(texts, SEED_CONCURRENCY, async (t) => {
     try {
-      const head = await s3.send(new HeadObjectCommand({ Bucket: env.bucket, Key: `processed/${t.name}` }));
-      if (head.ContentLength !== t.bytes) return `S3 processed/${t.name} has ${head.ContentLength} bytes, expected ${t.bytes}`;
-      const meta = await s3.send(new GetObjectCommand({ Bucket: env.bucket, Key: `processed/${t.name}.meta.json` }));
-      return checkMeta('S3 processed/', t, await meta.Body!.transformToString());
+      const head = await s3.send(new HeadObjectCommand({ Bucket: env.bucket, Key: `processed/${t.name}/${t.name}` }));
+      if (head.ContentLength !== t.bytes) return `S3 processed/${t.name}/${t.name} has ${head.ContentLength} bytes, expected ${t.bytes}`;
+      const meta = await s3.send(new GetObjectCommand({ Bucket: env.bucket, Key: `processed/${t.name}/${t.name}.meta.json` }));
+      return checkMeta(`S3 processed/${t.name}/`, t, await meta.Body!.transformToString());
     } catch (e) {
       return `S3 processed/${t.name}: ${errorMessage(e)}`;
     }
@@ -238,9 +277,9 @@ async function verifyMount(env: Env, texts: (SeededText & { name: string })[]): 
   const dir = join(env.mount, 'processed');
   const problems = await mapPool(texts, SEED_CONCURRENCY, async (t) => {
     try {
-      const st = await lstat(join(dir, t.name));
-      if (!st.isFile() || st.size !== t.bytes) return `mount processed/${t.name} has ${st.size} bytes, expected ${t.bytes}`;
-      return checkMeta('mount processed/', t, await readFile(join(dir, `${t.name}.meta.json`), 'utf8'));
+      const st = await lstat(join(dir, t.name, t.name));
+      if (!st.isFile() || st.size !== t.bytes) return `mount processed/${t.name}/${t.name} has ${st.size} bytes, expected ${t.bytes}`;
+      return checkMeta(`mount processed/${t.name}/`, t, await readFile(join(dir, t.name, `${t.name}.meta.json`), 'utf8'));
     } catch (e) {
       return `mount processed/${t.name}: ${errorMessage(e)}`;
     }
@@ -249,14 +288,14 @@ async function verifyMount(env: Env, texts: (SeededText & { name: string })[]): 
 }
 
 async function cleanup(s3: S3Client, env: Env, texts: { name: string }[]): Promise<void> {
-  const keys = texts.flatMap((t) => [`processed/${t.name}`, `processed/${t.name}.meta.json`]);
+  const keys = texts.flatMap((t) => [`processed/${t.name}/${t.name}`, `processed/${t.name}/${t.name}.meta.json`]);
   for (let i = 0; i < keys.length; i += 1000) {
     await s3.send(new DeleteObjectsCommand({
       Bucket: env.bucket,
       Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
     }));
   }
-  await mapPool(keys, SEED_CONCURRENCY, (k) => rm(join(env.mount, k), { force: true }));
+  await mapPool(texts, SEED_CONCURRENCY, (t) => rm(join(env.mount, 'processed', t.name), { recursive: true, force: true }));
 }
 
 function isNotFound(e: unknown): boolean {
@@ -265,8 +304,7 @@ function isNotFound(e: unknown): boolean {
 }
 
 /** Poll `probe` until it returns true; the delay in ms, or `timed out after N s`. */
-async function pollUntil(probe: () => Promise<boolean>, timeoutSeconds: number, pollMs: number): Promise<number | string> {
-  const t0 = performance.now();
+async function pollUntil(probe: () => Promise<boolean>, timeoutSeconds: number, pollMs: number, t0 = performance.now()): Promise<number | string> {
   for (;;) {
     try {
       if (await probe()) return Math.round(performance.now() - t0);
@@ -330,6 +368,8 @@ export function aggregate(
   runs: { s3api: SideRuns; s3files: SideRuns },
   sync: SyncResult | undefined,
   warnings: string[],
+  seedVia: SeedVia = 'mount',
+  importWaits: number[] = [],
 ): BenchmarkResult {
   const s3api = side(runs.s3api);
   const s3files = side(runs.s3files);
@@ -339,8 +379,12 @@ export function aggregate(
   for (const k of keys) speed[k] = speedUp(of(s3api, k).median, of(s3files, k).median) ?? null;
   const fmt = (s: Summary): string => `${round(s.median)} (${round(s.min)}–${round(s.max)})`;
   const rows = keys.map((k) => [LABELS[k], fmt(of(s3api, k)), fmt(of(s3files, k)), speed[k] === null ? 'n/a' : `${speed[k]}×`]);
+  const seedImportMs = importWaits.length > 0 ? summarize(importWaits.map(round)) : undefined;
+  const seeded = seedVia === 's3'
+    ? `S3 Files inbox seeded through the S3 API${seedImportMs ? ` (visible on the mount after ${fmt(seedImportMs)} ms, not timed)` : ''}`
+    : 'S3 Files inbox seeded through the mount';
   const lines = [
-    `**${params.files} files × ${params.runs} runs**, ${params.minWords}–${params.maxWords} words per file, seed ${params.seed}; milliseconds, median (min–max).`,
+    `**${params.files} files × ${params.runs} runs**, ${params.minWords}–${params.maxWords} words per file, seed ${params.seed}; milliseconds, median (min–max). ${seeded}.`,
     '',
     renderTable(['Phase', 'S3 API', 'S3 Files', 'Speed-up (S3 API ÷ S3 Files)'], rows),
   ];
@@ -351,5 +395,5 @@ export function aggregate(
       ['import (PutObject → visible on mount)', show(sync.importDelayMs)],
     ]));
   }
-  return { ...params, s3api, s3files, speedUp: speed, sync, warnings, table: lines.join('\n') };
+  return { ...params, s3api, s3files, speedUp: speed, sync, seedVia, ...(seedImportMs ? { seedImportMs } : {}), warnings, table: lines.join('\n') };
 }

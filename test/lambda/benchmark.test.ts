@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import {
-  CreateBucketCommand, DeleteObjectCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
+  CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { captureStdout, list, tempMount } from './helpers';
 import { handler } from '../../lambda/benchmark/index';
@@ -40,6 +40,10 @@ beforeAll(async () => {
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   await s3.send(new PutBucketVersioningCommand({ Bucket: BUCKET, VersioningConfiguration: { Status: 'Enabled' } }));
 }, 60_000);
+async function getBytes(Key: string): Promise<Buffer> {
+  const res = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
 afterAll(async () => {
   s3?.destroy();
   await lambda?.stop();
@@ -47,6 +51,34 @@ afterAll(async () => {
   mount?.cleanup();
   process.env = savedEnv;
 });
+
+/**
+ * A stand-in for S3 Files' import (S3 -> mount) of the S3 Files inbox: objects under
+ * `<PREFIX>inbox/` appear in the mount's inbox/ a moment later, whole, as S3-born files do.
+ */
+function startInboxImporter(): { stop(): void; imported: string[] } {
+  const imported: string[] = [];
+  const seen = new Set<string>();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void (async () => {
+      const objs = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${PREFIX}inbox/` }));
+      for (const o of objs.Contents ?? []) {
+        if (seen.has(`${o.Key}@${o.ETag}`)) continue;
+        seen.add(`${o.Key}@${o.ETag}`);
+        const res = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: o.Key! }));
+        const name = o.Key!.slice(`${PREFIX}inbox/`.length);
+        const tmp = join(mount.path, `.import-${name}`);
+        fs.writeFileSync(tmp, Buffer.from(await res.Body!.transformToByteArray()));
+        fs.renameSync(tmp, join(mount.path, 'inbox', name));
+        imported.push(name);
+      }
+    })().catch(() => undefined).finally(() => { busy = false; });
+  }, 50);
+  return { stop: () => clearInterval(timer), imported };
+}
 
 describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir mount)', () => {
   let out: ReturnType<typeof captureStdout>;
@@ -64,9 +96,21 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
   afterEach(() => out.restore());
 
   test('runs both processors over HTTP, verifies their output, returns stats and a two-sided table', async () => {
-    // GIVEN the defaults except a smaller word range
+    // GIVEN the defaults except a smaller word range, and S3 Files importing uploads under the prefix
+    const importer = startInboxImporter();
     // WHEN
-    const result = await handler({ files: 6, runs: 3, minWords: 20, maxWords: 60 });
+    let result;
+    try {
+      result = await handler({ files: 6, runs: 3, minWords: 20, maxWords: 60 });
+    } finally {
+      importer.stop();
+    }
+
+    // THEN the S3 Files inbox was seeded through the S3 API (the path producers use), and the wait for the import is reported
+    expect(importer.imported).toHaveLength(18);
+    expect(result.seedVia).toBe('s3');
+    expect(result.seedImportMs!.min).toBeGreaterThan(0);
+    expect(result.table).toMatch(/S3 Files inbox seeded through the S3 API \(visible on the mount after [\d.]+ \([\d.]+–[\d.]+\) ms, not timed\)/);
 
     // THEN both functions were invoked through the endpoint, alternating who goes first
     expect(lambda.invocations).toEqual([
@@ -96,16 +140,32 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
     expect(left.KeyCount).toBe(0);
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
     expect(list(join(mount.path, 'processed'))).toEqual([]);
+    const uploaded = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${PREFIX}inbox/` }));
+    for (const o of uploaded.Contents ?? []) await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: o.Key! }));
   }, 120_000);
+
+  test('seeded through S3 but never imported: fails before anything is timed, naming the prefix', async () => {
+    // WHEN no S3 Files import happens (as here without S3 Files)
+    await expect(handler({ files: 2, runs: 1, syncTimeoutSeconds: 1, syncPollMs: 100 })).rejects.toThrow(
+      /Seeded 2 file\(s\) through S3 under lambda\/inbox\/, but the mount's inbox\/ did not show them all \(timed out after 1 s\)\. Check that S3FILES_PREFIX/);
+    // THEN no processor was invoked
+    expect(lambda.invocations).toEqual([]);
+    await emptyInboxes();
+    await expect(handler({ seedVia: 'ftp' })).rejects.toThrow('Invalid seedVia: "ftp". Use "s3" (upload through the S3 API, as producers do) or "mount".');
+  });
 
   test('keeps processed files when cleanup is false; seeded content is identical on both sides', async () => {
     // WHEN
-    await handler({ files: 2, runs: 1, minWords: 5, maxWords: 9, cleanup: false, concurrency: 2, seed: 7 });
+    const result = await handler({ files: 2, runs: 1, minWords: 5, maxWords: 9, cleanup: false, concurrency: 2, seed: 7, seedVia: 'mount' });
     // THEN
-    const mountFiles = list(join(mount.path, 'processed')).filter((n) => !n.endsWith('.meta.json'));
+    expect(result.seedVia).toBe('mount');
+    expect(result.table).toContain('S3 Files inbox seeded through the mount.');
+    const mountFiles = list(join(mount.path, 'processed'));
     expect(mountFiles).toHaveLength(2);
     const res = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'processed/' }));
-    expect((res.Contents ?? []).map((o) => o.Key!.slice('processed/'.length)).filter((n) => !n.endsWith('.meta.json')).sort()).toEqual(mountFiles);
+    expect((res.Contents ?? []).map((o) => o.Key!.slice('processed/'.length)).sort())
+      .toEqual(mountFiles.flatMap((n) => [`${n}/${n}`, `${n}/${n}.meta.json`]).sort());
+    for (const n of mountFiles) expect(fs.readFileSync(join(mount.path, 'processed', n, n))).toEqual(await getBytes(`processed/${n}/${n}`));
     fs.rmSync(join(mount.path, 'processed'), { recursive: true });
   });
 
@@ -132,7 +192,7 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
     }, 300);
     try {
       // WHEN
-      const result = await handler({ files: 1, runs: 1, minWords: 1, maxWords: 2, measureSync: true, syncPollMs: 100, syncTimeoutSeconds: 20 });
+      const result = await handler({ files: 1, runs: 1, minWords: 1, maxWords: 2, measureSync: true, syncPollMs: 100, syncTimeoutSeconds: 20, seedVia: 'mount' });
       // THEN both delays are numbers, and the table has a sync section
       expect(typeof result.sync!.exportDelayMs).toBe('number');
       expect(typeof result.sync!.importDelayMs).toBe('number');
@@ -144,7 +204,7 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
 
   test('reports "timed out after N s" when the views never sync (as here without S3 Files)', async () => {
     // WHEN
-    const result = await handler({ files: 1, runs: 1, minWords: 1, maxWords: 1, measureSync: true, syncPollMs: 100, syncTimeoutSeconds: 1 });
+    const result = await handler({ files: 1, runs: 1, minWords: 1, maxWords: 1, measureSync: true, syncPollMs: 100, syncTimeoutSeconds: 1, seedVia: 'mount' });
     // THEN
     expect(result.sync).toEqual({ exportDelayMs: 'timed out after 1 s', importDelayMs: 'timed out after 1 s' });
     expect(result.table).toContain('| import (PutObject → visible on mount) | timed out after 1 s |');
@@ -154,7 +214,7 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
     // GIVEN an empty prefix
     process.env.S3FILES_PREFIX = '';
     // WHEN
-    const result = await handler({ files: 1, runs: 1, minWords: 1, maxWords: 1 });
+    const result = await handler({ files: 1, runs: 1, minWords: 1, maxWords: 1, seedVia: 'mount' });
     // THEN
     expect(result.warnings[0]).toMatch(/S3FILES_PREFIX is empty/);
     // AND a malformed prefix is refused up front
@@ -162,10 +222,12 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
     await expect(handler({})).rejects.toThrow('Invalid S3FILES_PREFIX "lambda": it must be empty or end with "/"');
   });
 
-  /** Empties both inboxes (what a failed run leaves behind). */
+  /** Empties both inboxes and the S3 Files uploads (what a failed run leaves behind). */
   async function emptyInboxes(): Promise<void> {
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'inbox/' }));
-    for (const o of listed.Contents ?? []) await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: o.Key! }));
+    for (const Prefix of ['inbox/', `${PREFIX}inbox/`]) {
+      const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix }));
+      for (const o of listed.Contents ?? []) await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: o.Key! }));
+    }
     fs.rmSync(join(mount.path, 'inbox'), { recursive: true, force: true });
   }
 
@@ -187,19 +249,19 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
   test('fails loudly on a function error, on wrong output, and on a non-processor payload', async () => {
     // GIVEN a processor that throws
     process.env.S3FILES_FUNCTION_NAME = 'broken';
-    await expect(handler({ files: 1, runs: 1 })).rejects.toThrow('Invoking broken failed (Unhandled): disk on fire');
+    await expect(handler({ files: 1, runs: 1, seedVia: 'mount' })).rejects.toThrow('Invoking broken failed (Unhandled): disk on fire');
     await emptyInboxes();
     // GIVEN a processor that claims success without doing the work
     process.env.S3FILES_FUNCTION_NAME = 'lazy';
-    await expect(handler({ files: 2, runs: 1 })).rejects.toThrow(/Benchmark run 1: lazy processed 0 file\(s\) with 0 error\(s\), but 2 were seeded; timings discarded/);
+    await expect(handler({ files: 2, runs: 1, seedVia: 'mount' })).rejects.toThrow(/Benchmark run 1: lazy processed 0 file\(s\) with 0 error\(s\), but 2 were seeded; timings discarded/);
     await emptyInboxes();
     // GIVEN a function that is not a processor
     process.env.S3FILES_FUNCTION_NAME = 'not-a-processor';
-    await expect(handler({ files: 1, runs: 1 })).rejects.toThrow('not-a-processor returned "hello", not a processor result');
+    await expect(handler({ files: 1, runs: 1, seedVia: 'mount' })).rejects.toThrow('not-a-processor returned "hello", not a processor result');
     await emptyInboxes();
     // GIVEN a missing function and a bad input
     process.env.S3FILES_FUNCTION_NAME = 'missing';
-    await expect(handler({ files: 1, runs: 1 })).rejects.toThrow(/Function not found: missing/);
+    await expect(handler({ files: 1, runs: 1, seedVia: 'mount' })).rejects.toThrow(/Function not found: missing/);
     await emptyInboxes();
     await expect(handler({ files: 0 })).rejects.toThrow('Invalid files: 0. Use an integer from 1 to 100000.');
     await expect(handler({ minWords: 10, maxWords: 5 })).rejects.toThrow('Invalid maxWords: 5. Use an integer from 10 to 1000000.');

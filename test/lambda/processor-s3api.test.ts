@@ -188,20 +188,30 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(emfMetrics(out.lines)[0]).toMatchObject({ FilesProcessed: 3, FilesFailed: 0, service: 'processor-s3api' });
   });
 
-  test('lists page by page: a key whose versions continue on the next page is processed once, at its newest version', async () => {
-    // GIVEN 30 keys, one of them uploaded 6 times, listed 4 entries per page
+  test('lists page by page and works while listing: a key whose versions continue on the next page is processed once, at its newest version', async () => {
+    // GIVEN 100 keys, one of them uploaded 6 times, listed 8 entries per page
     const bucket = await newBucket();
-    await mapPool(Array.from({ length: 30 }, (_, i) => i), 8, (i) => put(bucket, `inbox/k${String(i).padStart(2, '0')}.txt`, `key ${i}\n`));
-    for (let v = 1; v <= 5; v++) await put(bucket, 'inbox/k07.txt', `version ${v} of seven\n`);
-    const firstPage = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/', MaxKeys: 4 }));
-    expect(firstPage.IsTruncated).toBe(true);
-    // WHEN
-    const result = await processBucket({ client: s3, bucket, concurrency: 4, listPageSize: 4 });
+    await mapPool(Array.from({ length: 100 }, (_, i) => i), 16, (i) => put(bucket, `inbox/k${String(i).padStart(3, '0')}.txt`, `key ${i}\n`));
+    for (let v = 1; v <= 5; v++) await put(bucket, 'inbox/k007.txt', `version ${v} of seven\n`);
+    const client = new S3Client({ forcePathStyle: true });
+    const sent: string[] = [];
+    const realSend = client.send.bind(client);
+    jest.spyOn(client, 'send').mockImplementation(((cmd: any) => {
+      sent.push(cmd.constructor.name);
+      return realSend(cmd);
+    }) as never);
+    // WHEN (chunks of 64 files at concurrency 1)
+    const result = await processBucket({ client, bucket, concurrency: 1, listPageSize: 8 });
+    client.destroy();
     // THEN every key once, the re-uploaded one at its newest version, no version left behind
-    expect(result).toMatchObject({ files: 30, errors: [] });
-    expect(await resultData(bucket, 'k07.txt')).toBe('version 5 of seven\n');
+    expect(result).toMatchObject({ files: 100, errors: [] });
+    expect(await resultData(bucket, 'k007.txt')).toBe('version 5 of seven\n');
     expect((await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/' }))).Versions ?? []).toEqual([]);
-    expect(await keys(bucket, 'processed/')).toHaveLength(60);
+    expect(await keys(bucket, 'processed/')).toHaveLength(200);
+    // AND the first chunk was processed before the listing was complete (memory holds a chunk, not the inbox)
+    const lists = sent.flatMap((name, i) => (name === 'ListObjectVersionsCommand' ? [i] : []));
+    expect(lists.length).toBeGreaterThan(10);
+    expect(sent.indexOf('GetObjectCommand')).toBeLessThan(lists[lists.length - 1]);
   }, 60_000);
 
   test('two invocations on one inbox: each file counted once, no NoSuchVersion errors, nothing left claimed', async () => {
