@@ -136,7 +136,7 @@ new awscdk.LambdaFunction(project, {
 });
 
 // The integ app's handlers: bundled the same way, but not shipped in the npm package.
-for (const name of ['processor-s3files', 'processor-s3api', 'benchmark']) {
+for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepare-directories']) {
   project.bundler.addBundle(`lambda/${name}/index.ts`, {
     target: awscdk.LambdaRuntime.NODEJS_22_X.esbuildTarget,
     platform: 'node',

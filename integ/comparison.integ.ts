@@ -12,17 +12,20 @@ const app = new App({
 const stack = new ComparisonStack(app, 'S3FilesComparisonInteg', { removalPolicy: RemovalPolicy.DESTROY });
 const integ = new IntegTest(app, 'ComparisonTest', { testCases: [stack] });
 
-// A small run: both processors must handle every file and report per-phase timings.
+// A small run: both processors must handle every file and report per-phase timings. The S3 Files
+// inbox is seeded through the S3 API (the path producers use), so this also proves that uploads
+// are imported into the directories the deploy-time trigger created and processed by uid 1000.
 const phase = Match.objectLike({ min: Match.anyValue(), median: Match.anyValue(), max: Match.anyValue() });
 integ.assertions
-  .invokeFunction({ functionName: stack.benchmark.functionName, payload: JSON.stringify({ files: 5, runs: 1 }) })
+  .invokeFunction({ functionName: stack.benchmark.functionName, payload: JSON.stringify({ files: 5, runs: 1, seedVia: 's3' }) })
   .expect(ExpectedResult.objectLike({
     StatusCode: 200,
     Payload: Match.serializedJson(Match.objectLike({
       files: 5,
       s3api: Match.objectLike({ phases: Match.objectLike({ totalMs: phase }) }),
       s3files: Match.objectLike({ phases: Match.objectLike({ totalMs: phase }) }),
-      table: Match.stringLikeRegexp('S3 Files'),
+      seedVia: 's3',
+      table: Match.stringLikeRegexp('S3 Files inbox seeded through the S3 API'),
     })),
   }));
 

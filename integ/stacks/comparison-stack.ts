@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Stack, StackProps, CfnOutput } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from '../../src/private/nag';
@@ -22,6 +23,8 @@ export class ComparisonStack extends Stack {
   public readonly benchmark: S3FilesMountedFunction;
   public readonly processorS3Files: S3FilesMountedFunction;
   public readonly processorS3Api: lambda.Function;
+  /** Creates inbox/, processed/, processing/ and failed/ through the mount at deploy time. */
+  public readonly prepareDirectories: S3FilesMountedFunction;
   public readonly fileSystem: S3FilesFileSystem;
 
   constructor(scope: Construct, id: string, props: ComparisonStackProps = {}) {
@@ -68,6 +71,23 @@ export class ComparisonStack extends Stack {
       },
     });
 
+    // Directories that first appear through an S3 upload are root:root 0755 on the mount, where
+    // the uid-1000 processor cannot create anything. Creating them through the mount at deploy
+    // time makes them the access point user's, whichever side writes first afterwards.
+    this.prepareDirectories = new S3FilesMountedFunction(this, 'PrepareDirectories', {
+      ...common,
+      description: 'Creates the S3 Files processor\'s working directories through the mount (deploy-time trigger)',
+      code: handlerCode('prepare-directories'),
+      fileSystem: this.fileSystem,
+      accessPoint,
+      memorySize: 256,
+      timeout: Duration.minutes(1),
+    });
+    new triggers.Trigger(this, 'PrepareDirectoriesTrigger', {
+      handler: this.prepareDirectories,
+      timeout: Duration.minutes(2),
+    });
+
     // The "before" processor needs no VPC: it talks to S3 over the public endpoint.
     this.processorS3Api = new lambda.Function(this, 'ProcessorS3Api', {
       ...common,
@@ -85,6 +105,9 @@ export class ComparisonStack extends Stack {
     bucket.grantRead(this.processorS3Api, 'inbox/*');
     bucket.grantDelete(this.processorS3Api, 'inbox/*');
     bucket.grantReadWrite(this.processorS3Api, 'processed/*');
+    // Claim markers and lease heartbeats (conditional writes, deleted by version when done).
+    bucket.grantReadWrite(this.processorS3Api, 'processing/*');
+    bucket.grantDelete(this.processorS3Api, 'processing/*');
 
     this.benchmark = new S3FilesMountedFunction(this, 'Benchmark', {
       ...common,
@@ -115,14 +138,14 @@ export class ComparisonStack extends Stack {
     acknowledge(vpc, 'AwsSolutions-VPC7', 'Integ VPC with isolated subnets only (no internet route), torn down after each run.');
     acknowledge(lambdaEndpoint, 'AwsSolutions-EC23', 'The endpoint admits HTTPS only from the VPC CIDR (a token cdk-nag cannot resolve).');
     acknowledge(this.processorS3Api, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`, 'The before-processor only writes its own CloudWatch logs with this managed policy.');
-    for (const fn of [this.processorS3Api, this.processorS3Files, this.benchmark]) {
+    for (const fn of [this.processorS3Api, this.processorS3Files, this.benchmark, this.prepareDirectories]) {
       acknowledge(fn, 'AwsSolutions-L1', 'The integ handlers are bundled and tested for nodejs22.x.');
     }
     for (const fn of [this.processorS3Api, this.benchmark]) {
       for (const action of ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*']) {
         acknowledge(fn, `AwsSolutions-IAM5[Action::${action}]`, 'Action groups of Bucket.grantRead/grantReadWrite/grantDelete, limited to the job prefixes of the integ bucket.');
       }
-      for (const prefix of ['inbox/*', 'processed/*']) {
+      for (const prefix of ['inbox/*', 'processed/*', 'processing/*']) {
         acknowledge(fn, `AwsSolutions-IAM5[${findingResource(fn, bucket.arnForObjects(prefix))}]`, 'The job reads, moves and deletes any object under this prefix.');
       }
     }

@@ -1,0 +1,39 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { ComparisonStack } from '../integ/stacks/comparison-stack';
+
+describe('integ app: the comparison stack works out of the box for files uploaded through the S3 API', () => {
+  const app = new App();
+  const stack = new ComparisonStack(app, 'Comparison');
+  const template = Template.fromStack(stack);
+  const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as never);
+
+  test('a deploy-time trigger creates the working directories through the same access point the processor mounts', () => {
+    // GIVEN / WHEN the synthesized stack
+    const functions = template.findResources('AWS::Lambda::Function');
+    const mountArn = (id: string) => functions[id].Properties.FileSystemConfigs[0].Arn;
+    // THEN the preparer mounts exactly what the processor mounts
+    expect(mountArn(logicalId(stack.prepareDirectories))).toEqual(mountArn(logicalId(stack.processorS3Files)));
+    // AND a Trigger invokes the preparer's current version (so it runs again when the handler changes)
+    template.hasResourceProperties('Custom::Trigger', {
+      HandlerArn: { Ref: Match.stringLikeRegexp('^PrepareDirectoriesCurrentVersion') },
+      InvocationType: 'RequestResponse',
+    });
+    // AND the preparer waits for the mount targets like every mounted function
+    expect(functions[logicalId(stack.prepareDirectories)].DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^FileSystemMountTargetsAvailable/)]));
+  });
+
+  test('the S3-API processor may write, read and delete its claim markers and leases under processing/', () => {
+    const policies = template.findResources('AWS::IAM::Policy');
+    const role = stack.getLogicalId(stack.processorS3Api.role!.node.defaultChild as never);
+    const statements = Object.values(policies)
+      .filter((p: any) => p.Properties.Roles.some((r: any) => r.Ref === role))
+      .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
+    const onProcessing = (action: string) => statements.some((s: any) =>
+      [s.Action].flat().some((a: string) => a === action || (a.endsWith('*') && action.startsWith(a.slice(0, -1))))
+      && JSON.stringify(s.Resource).includes('/processing/*'));
+    for (const action of ['s3:PutObject', 's3:GetObject', 's3:GetObjectVersion', 's3:DeleteObject', 's3:DeleteObjectVersion']) {
+      expect([action, onProcessing(action)]).toEqual([action, true]);
+    }
+  });
+});
