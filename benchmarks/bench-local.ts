@@ -48,7 +48,7 @@ export async function concurrencySweep(levels: number[], files: number, repeats:
       try {
         mkdirSync(join(mount.path, 'inbox'));
         for (let i = 0; i < files; i++) writeFileSync(join(mount.path, 'inbox', `f${i}.txt`), `sweep file ${i}\n`.repeat(50));
-        const res = await processMount({ mountPath: mount.path, concurrency: c, claimStaleMs: 1_200_000 });
+        const res = await processMount({ mountPath: mount.path, concurrency: c });
         if (res.files !== files || res.errors.length) throw new Error(`sweep c=${c}: ${res.files} files, ${res.errors.length} errors`);
         totals.get(c)!.push(res.timings.totalMs);
       } finally {
@@ -130,7 +130,8 @@ export async function startLocalBench(): Promise<LocalBench> {
     mountPath: mount.path,
     async compare(files, runs) {
       const t0 = Date.now();
-      const result = await benchmark({ files, runs });
+      // No S3 Files here to import uploads into the temp directory: seed its inbox directly.
+      const result = await benchmark({ files, runs, seedVia: 'mount' });
       const fps = (ms: number): number => Math.round(files / (ms / 1000));
       return {
         files,

@@ -38,10 +38,10 @@ import {
 } from '../shared/common';
 import { DEFAULT_LEASE_SECONDS, Lease, LeaseLost, LeaseStore, parseLeaseRecord } from '../shared/lease';
 import { inProgressNameReason, resultNameReason, unsafeNameReason } from '../shared/names';
-import { ensureDir } from '../shared/working-dirs';
 import { observability } from '../shared/observability';
 import { keepSucceeded, mapPool } from '../shared/pool';
 import { TextStats, TextStatsCounter } from '../shared/text-stats';
+import { ensureDir } from '../shared/working-dirs';
 
 /**
  * Files handled in parallel. On S3 Files every open/read/rename is an NFS round trip, so latency

@@ -56,7 +56,11 @@ afterAll(async () => {
  * A stand-in for S3 Files' import (S3 -> mount) of the S3 Files inbox: objects under
  * `<PREFIX>inbox/` appear in the mount's inbox/ a moment later, whole, as S3-born files do.
  */
-function startInboxImporter(): { stop(): void; imported: string[] } {
+interface Importer {
+  readonly imported: string[];
+  stop(): void;
+}
+function startInboxImporter(): Importer {
   const imported: string[] = [];
   const seen = new Set<string>();
   let busy = false;

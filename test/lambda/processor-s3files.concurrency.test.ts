@@ -86,8 +86,13 @@ function startBundle(mountPath: string, opts: { latencyMs?: number; skewMs?: num
     '-r', join(ROOT, 'test/servers/fs-latency.js'), '-r', join(ROOT, 'test/servers/skew-clock.js'), join(ROOT, 'test/servers/run-bundle.js'), BUNDLE,
   ], {
     env: {
-      PATH: process.env.PATH, MOUNT_PATH: mountPath, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT',
-      FS_LATENCY_MS: String(opts.latencyMs ?? 0), CLOCK_SKEW_MS: String(opts.skewMs ?? 0), ...opts.env,
+      PATH: process.env.PATH,
+      MOUNT_PATH: mountPath,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      FS_LATENCY_MS: String(opts.latencyMs ?? 0),
+      CLOCK_SKEW_MS: String(opts.skewMs ?? 0),
+      ...opts.env,
     },
   });
   let stdout = '';
@@ -95,11 +100,11 @@ function startBundle(mountPath: string, opts: { latencyMs?: number; skewMs?: num
   child.stdout.on('data', (d) => { stdout += d; });
   child.stderr.on('data', (d) => { stderr += d; });
   const maxRssKb = () => Number(/^MAXRSS:(\d+)$/m.exec(stdout)?.[1]);
-  const done = new Promise<Result | 'killed'>((resolve, reject) => child.on('exit', (code, signal) => {
-    if (signal === 'SIGKILL') return resolve('killed');
+  const done = new Promise<Result | 'killed'>((settle, reject) => child.on('exit', (code, signal) => {
+    if (signal === 'SIGKILL') return settle('killed');
     const line = stdout.split('\n').find((l) => l.startsWith('RESULT:'));
     if (code !== 0 || !line) reject(new Error(`child exited ${code}/${signal}: ${stderr.slice(-2000)}`));
-    else resolve(JSON.parse(line.slice('RESULT:'.length)));
+    else settle(JSON.parse(line.slice('RESULT:'.length)));
   }));
   return { child, done, maxRssKb };
 }
