@@ -127,7 +127,14 @@ function seed(mountPath: string, count: number, prefix = 'doc'): Map<string, str
 function claimedFiles(mountPath: string): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    // A live child renames directories away while we look: a vanished one holds nothing now.
+    let entries: fs.Dirent[] = [];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    for (const e of entries) {
       if (e.isDirectory()) walk(join(dir, e.name));
       else if (e.name !== '.lease' && !e.name.endsWith('.meta.json')) out.push(join(dir, e.name));
     }
