@@ -2,8 +2,9 @@ import { Annotations, Resource, Tokenization } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, IDependable } from 'constructs';
+import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import {
-  validateAccessPointPath, validatePermissions, validatePosixId, validateSecondaryGids,
+  validateAccessPointPath, validatePermissions, validatePosixId, validateS3FilesActions, validateSecondaryGids,
 } from './private/validation';
 import type { S3FilesFileSystem } from './s3files-file-system';
 
@@ -111,26 +112,39 @@ export class S3FilesAccessPoint extends Resource {
   }
 
   /**
-   * Grants `s3files:ClientMount` on the file system, only through this access point.
+   * Grants read access over NFS (`s3files:ClientMount`), only through this access point.
    * @param grantee the principal to grant
    */
-  public grantMount(grantee: iam.IGrantable): iam.Grant {
-    return this.fileSystem._grantClient(grantee, ['s3files:ClientMount'], this);
+  public grantRead(grantee: iam.IGrantable): iam.Grant {
+    return this.fileSystem._grantClient(grantee, CLIENT_READ_ACTIONS, this);
   }
 
   /**
-   * Grants `s3files:ClientWrite` on the file system, only through this access point.
+   * Grants read and write access over NFS (`s3files:ClientMount` and `s3files:ClientWrite`),
+   * only through this access point.
    * @param grantee the principal to grant
    */
-  public grantWrite(grantee: iam.IGrantable): iam.Grant {
-    return this.fileSystem._grantClient(grantee, ['s3files:ClientWrite'], this);
+  public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
+    return this.fileSystem._grantClient(grantee, CLIENT_READ_WRITE_ACTIONS, this);
   }
 
   /**
-   * Grants `s3files:ClientRootAccess` on the file system, only through this access point.
+   * Grants root access over NFS (`s3files:ClientMount`, `s3files:ClientWrite` and
+   * `s3files:ClientRootAccess`), only through this access point. It matters only when this access
+   * point's POSIX user is 0: it does not let a non-root user act on root-owned entries.
    * @param grantee the principal to grant
    */
   public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this.fileSystem._grantClient(grantee, ['s3files:ClientRootAccess'], this);
+    return this.fileSystem._grantClient(grantee, CLIENT_ROOT_ACTIONS, this);
+  }
+
+  /**
+   * Grants the given `s3files:` actions on the file system, only through this access point.
+   * @param grantee the principal to grant
+   * @param actions the actions, each starting with `s3files:`
+   */
+  public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
+    validateS3FilesActions(this, actions);
+    return this.fileSystem._grantClient(grantee, actions, this);
   }
 }

@@ -10,11 +10,12 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
+import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
 import { acknowledge, findingResource } from './private/nag';
 import { estimatePolicyCharacters } from './private/policy-size';
 import {
-  invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateWholeDays,
+  invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateS3FilesActions, validateWholeDays,
 } from './private/validation';
 import {
   CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS, WAITER_RESOURCE_TYPE,
@@ -339,30 +340,43 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   }
 
   /**
-   * Grants `s3files:ClientMount` (read access over NFS) on this file system through any access
-   * point. Prefer `S3FilesAccessPoint.grantMount`, which is limited to one access point.
+   * Grants read access over NFS (`s3files:ClientMount`) on this file system, through any access
+   * point. Prefer `S3FilesAccessPoint.grantRead`, which is limited to one access point.
    * @param grantee the principal to grant
    */
-  public grantMount(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, ['s3files:ClientMount']);
+  public grantRead(grantee: iam.IGrantable): iam.Grant {
+    return this._grantClient(grantee, CLIENT_READ_ACTIONS);
   }
 
   /**
-   * Grants `s3files:ClientWrite` on this file system through any access point.
-   * Prefer `S3FilesAccessPoint.grantWrite`.
+   * Grants read and write access over NFS (`s3files:ClientMount` and `s3files:ClientWrite`) on
+   * this file system, through any access point. Prefer `S3FilesAccessPoint.grantReadWrite`.
    * @param grantee the principal to grant
    */
-  public grantWrite(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, ['s3files:ClientWrite']);
+  public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
+    return this._grantClient(grantee, CLIENT_READ_WRITE_ACTIONS);
   }
 
   /**
-   * Grants `s3files:ClientRootAccess` on this file system through any access point.
-   * Prefer `S3FilesAccessPoint.grantRootAccess`.
+   * Grants root access over NFS (`s3files:ClientMount`, `s3files:ClientWrite` and
+   * `s3files:ClientRootAccess`) on this file system, through any access point. Root access
+   * matters only for a client acting as uid 0: it does not let a non-root access point user act
+   * on root-owned entries. Prefer `S3FilesAccessPoint.grantRootAccess`.
    * @param grantee the principal to grant
    */
   public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, ['s3files:ClientRootAccess']);
+    return this._grantClient(grantee, CLIENT_ROOT_ACTIONS);
+  }
+
+  /**
+   * Grants the given `s3files:` actions on this file system (through any access point), with the
+   * client tag its file-system policy requires.
+   * @param grantee the principal to grant
+   * @param actions the actions, each starting with `s3files:`
+   */
+  public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
+    validateS3FilesActions(this, actions);
+    return this._grantClient(grantee, actions);
   }
 
   /**
@@ -773,7 +787,7 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
         sid: 'DenyClientsWithoutClientTag',
         effect: iam.Effect.DENY,
         principals: [new iam.AnyPrincipal()],
-        actions: CLIENT_ACTIONS,
+        actions: CLIENT_ROOT_ACTIONS,
         resources: [this.fileSystemArn],
         conditions: { StringNotEquals: { [`aws:PrincipalTag/${this.clientTagKey}`]: this.clientTagValue } },
       }),
@@ -791,7 +805,6 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
 }
 
 /** The client actions the file system policy restricts. */
-const CLIENT_ACTIONS = ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'];
 /** Value of the client tag on client roles. */
 const CLIENT_TAG_VALUE = 'true';
 /** What the waiter reads to see mount targets and access points, and the guard to delete and to say what blocks it. */

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { describeDirectS3Read, DirectS3ReadInfo } from './private/direct-s3-read';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource, VPC_ACCESS_POLICY } from './private/nag';
@@ -146,9 +147,9 @@ export class S3FilesMountedFunction extends lambda.Function {
     joinSecurityGroup(this, this.fileSystem.clientSecurityGroup);
     this.fileSystem._checkAzCoverage(this, 'vpcSubnets', plan.functionProps.vpc!.selectSubnets(props.vpcSubnets).subnets);
 
-    const actions = ['s3files:ClientMount'];
-    if (!props.readOnly) actions.push('s3files:ClientWrite');
-    if (props.rootAccess) actions.push('s3files:ClientRootAccess');
+    // ClientRootAccess without ClientWrite: a read-only client acting as root (readOnly wins).
+    const actions = props.readOnly ? [...CLIENT_READ_ACTIONS] : [...CLIENT_READ_WRITE_ACTIONS];
+    if (props.rootAccess) actions.push(CLIENT_ROOT_ACTIONS[2]);
     this.fileSystem._grantClient(this, actions, this.accessPoint);
 
     if (plan.directRead.mode !== 'DISABLED' && (plan.defaultDirectRead || plan.directRead.wantsGrant || plan.directRead.mode === 'AUTO')) {

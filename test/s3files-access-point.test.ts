@@ -61,29 +61,29 @@ describe('S3FilesAccessPoint', () => {
     expect(t.toJSON().Resources[apId].DependsOn).toContain(guardId);
   });
 
-  test('grant methods are scoped to the file system with the s3files:AccessPointArn condition', () => {
+  test('grant methods follow aws-efs (read = mount, read/write, root = all three) and are scoped with the s3files:AccessPointArn condition', () => {
     // GIVEN
     const { stack, ap } = accessPoint();
-    const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    const client = (id: string) => new iam.Role(stack, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     // WHEN
-    ap.grantMount(role);
-    ap.grantWrite(role);
-    ap.grantRootAccess(role);
+    ap.grantRead(client('Reader'));
+    ap.grantReadWrite(client('Writer'));
+    ap.grantRootAccess(client('Admin'));
+    ap.grant(client('Custom'), 's3files:ClientMount');
     // THEN
     const t = Template.fromStack(stack);
     const condition = { ArnEquals: { 's3files:AccessPointArn': { 'Fn::GetAtt': [Match.stringLikeRegexp('^AccessPoint'), 'AccessPointArn'] } } };
     const resource = { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] };
-    t.hasResourceProperties('AWS::IAM::Policy', {
-      Roles: [{ Ref: Match.stringLikeRegexp('^Client') }],
-      PolicyDocument: {
-        Statement: [
-          { Action: 's3files:ClientMount', Effect: 'Allow', Resource: resource, Condition: condition },
-          { Action: 's3files:ClientWrite', Effect: 'Allow', Resource: resource, Condition: condition },
-          { Action: 's3files:ClientRootAccess', Effect: 'Allow', Resource: resource, Condition: condition },
-        ],
-      },
+    const granted = (role: string, actions: string | string[]) => t.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: Match.stringLikeRegexp(`^${role}`) }],
+      PolicyDocument: { Statement: [{ Action: actions, Effect: 'Allow', Resource: resource, Condition: condition }] },
     });
+    granted('Reader', 's3files:ClientMount');
+    granted('Writer', ['s3files:ClientMount', 's3files:ClientWrite']);
+    granted('Admin', ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
+    granted('Custom', 's3files:ClientMount');
     t.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: ap.fileSystem.clientTagKey, Value: 'true' }] });
+    expect(() => ap.grant(client('Bad'), 'ec2:DescribeInstances')).toThrow(/invalid actions "ec2:DescribeInstances": only s3files: actions/);
   });
 
   test('the same principal on two access points gets two separately conditioned identity statements', () => {
@@ -91,8 +91,8 @@ describe('S3FilesAccessPoint', () => {
     const { stack, fs } = withFileSystem();
     const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     // WHEN
-    fs.addAccessPoint('One').grantMount(role);
-    fs.addAccessPoint('Two', { path: '/two' }).grantMount(role);
+    fs.addAccessPoint('One').grantRead(role);
+    fs.addAccessPoint('Two', { path: '/two' }).grantRead(role);
     // THEN
     const [, policy] = byPrefix(Template.fromStack(stack), 'AWS::IAM::Policy', 'ClientDefaultPolicy');
     const conditions = policy.Properties.PolicyDocument.Statement.map((st: any) => st.Condition.ArnEquals['s3files:AccessPointArn']['Fn::GetAtt'][0]);

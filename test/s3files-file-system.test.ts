@@ -435,30 +435,44 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     expect(stack.resolve(fs.clientTagValue)).toBe('true');
   });
 
-  test('grantMount/grantWrite/grantRootAccess add identity statements and tag the role; the file system policy stays the same', () => {
+  test('grantRead/grantReadWrite/grantRootAccess follow aws-efs: mount, mount+write, all three; each tags the role; the file system policy stays the same', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
-    const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+    const client = (id: string) => new iam.Role(stack, id, { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+    const [reader, writer, admin, custom] = ['Reader', 'Writer', 'Admin', 'Custom'].map(client);
     // WHEN
-    const grant = fs.grantMount(role);
-    fs.grantWrite(role);
-    fs.grantRootAccess(role);
+    const grant = fs.grantRead(reader);
+    fs.grantReadWrite(writer);
+    fs.grantRootAccess(admin);
+    fs.grant(custom, 's3files:ClientMount', 's3files:ClientRootAccess');
     // THEN
     expect(grant.success).toBe(true);
     const t = Template.fromStack(stack);
-    t.hasResourceProperties('AWS::IAM::Policy', {
-      Roles: [{ Ref: Match.stringLikeRegexp('^Client') }],
-      PolicyDocument: {
-        Statement: [
-          { Action: 's3files:ClientMount', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] } },
-          { Action: 's3files:ClientWrite', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] } },
-          { Action: 's3files:ClientRootAccess', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] } },
-        ],
-      },
+    const resource = { 'Fn::GetAtt': [Match.stringLikeRegexp('^Files'), 'FileSystemArn'] };
+    const granted = (role: string, actions: string | string[]) => t.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: Match.stringLikeRegexp(`^${role}`) }],
+      PolicyDocument: { Statement: [{ Action: actions, Effect: 'Allow', Resource: resource }] },
     });
-    t.hasResourceProperties('AWS::IAM::Role', { Tags: Match.arrayWith([{ Key: fs.clientTagKey, Value: 'true' }]) });
+    granted('Reader', 's3files:ClientMount');
+    granted('Writer', ['s3files:ClientMount', 's3files:ClientWrite']);
+    granted('Admin', ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
+    granted('Custom', ['s3files:ClientMount', 's3files:ClientRootAccess']);
+    for (const role of ['Reader', 'Writer', 'Admin', 'Custom']) {
+      expect(t.findResources('AWS::IAM::Role')[Object.keys(t.findResources('AWS::IAM::Role')).find((k) => k.startsWith(role))!].Properties.Tags)
+        .toEqual(expect.arrayContaining([{ Key: fs.clientTagKey, Value: 'true' }]));
+    }
     const [, policy] = only(t, 'AWS::S3Files::FileSystemPolicy');
     expect(policy.Properties.Policy.Statement.map((st: any) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyClientsWithoutClientTag']);
+  });
+
+  test('grant() takes only s3files: actions, at least one; tokens pass', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+    // WHEN / THEN
+    expect(() => fs.grant(role, 's3:GetObject')).toThrow(/invalid actions "s3:GetObject": only s3files: actions can be granted on an S3 Files file system\. Fix: pass actions such as "s3files:ClientMount"/);
+    expect(() => fs.grant(role)).toThrow(/invalid actions \[\]: grant\(\) needs at least one action\. Fix: .*grantRead \/ grantReadWrite \/ grantRootAccess/);
+    expect(() => fs.grant(role, Lazy.string({ produce: () => 's3files:ClientMount' }))).not.toThrow();
   });
 
   test('a principal that cannot be tagged or granted gets a warning naming the tag to add', () => {
@@ -467,8 +481,8 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     const imported = iam.Role.fromRoleArn(stack, 'Imported', 'arn:aws:iam::111111111111:role/fixed', { mutable: false });
     const service = new iam.ServicePrincipal('ec2.amazonaws.com');
     // WHEN
-    fs.grantMount(imported);
-    const grant = fs.grantMount({ grantPrincipal: service });
+    fs.grantRead(imported);
+    const grant = fs.grantRead({ grantPrincipal: service });
     // THEN the grant that could not be added says so, and so does the missing tag
     expect(grant.success).toBe(false);
     const text = warnings(stack).join('\n');
@@ -484,7 +498,7 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     const other = new Stack(stack.node.root as App, 'Other');
     const role = new iam.Role(other, 'Client', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     // WHEN
-    fs.grantMount(role);
+    fs.grantRead(role);
     // THEN
     const otherTemplate = Template.fromStack(other);
     expect(JSON.stringify(otherTemplate.toJSON())).toContain('s3files:ClientMount');
