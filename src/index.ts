@@ -1,3 +1,4 @@
 export * from './s3files-file-system';
 export * from './s3files-access-point';
 export * from './s3files-mounted-function';
+export * from './lambda-mount';

@@ -1,12 +1,16 @@
-import { Annotations, Resource, Tokenization } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Fn, IResource, Resource, Stack, Token, Tokenization } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
-import { Construct, IDependable } from 'constructs';
+import { Construct, DependencyGroup, IDependable } from 'constructs';
+import { LambdaMountOptions } from './lambda-mount';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
+import { mountOnFunction } from './private/lambda-mount';
 import {
   validateAccessPointPath, validatePermissions, validatePosixId, validateS3FilesActions, validateSecondaryGids,
+  invalid,
 } from './private/validation';
-import type { S3FilesFileSystem } from './s3files-file-system';
+import { IS3FilesFileSystem, S3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system';
 
 /**
  * The POSIX identity every NFS operation through an access point runs as.
@@ -51,8 +55,132 @@ export interface S3FilesAccessPointOptions {
  * Properties of an S3 Files access point.
  */
 export interface S3FilesAccessPointProps extends S3FilesAccessPointOptions {
-  /** The file system the access point belongs to. */
-  readonly fileSystem: S3FilesFileSystem;
+  /**
+   * The file system the access point belongs to. It must be one created in this app
+   * (`S3FilesFileSystem`): its waiter also waits for the access point. For an access point of an
+   * imported file system, import the access point too (`fromAccessPointAttributes`).
+   */
+  readonly fileSystem: IS3FilesFileSystem;
+}
+
+/**
+ * An S3 Files access point: one created by `S3FilesAccessPoint` or one imported with
+ * `S3FilesAccessPoint.fromAccessPointAttributes`.
+ */
+export interface IS3FilesAccessPoint extends IResource {
+  /**
+   * The access point id (`fsap-...`).
+   * @attribute
+   */
+  readonly accessPointId: string;
+  /**
+   * The access point ARN.
+   * @attribute
+   */
+  readonly accessPointArn: string;
+  /** The file system of this access point. */
+  readonly fileSystem: IS3FilesFileSystem;
+  /** Completes when clients can mount through this access point. */
+  readonly available: IDependable;
+
+  /**
+   * Grants read access over NFS (`s3files:ClientMount`), only through this access point.
+   * @param grantee the principal to grant
+   */
+  grantRead(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Grants read and write access over NFS (`ClientMount`, `ClientWrite`), only through this access point.
+   * @param grantee the principal to grant
+   */
+  grantReadWrite(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Grants root access over NFS (`ClientMount`, `ClientWrite`, `ClientRootAccess`), only through this access point.
+   * @param grantee the principal to grant
+   */
+  grantRootAccess(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Grants the given `s3files:` actions, only through this access point.
+   * @param grantee the principal to grant
+   * @param actions the actions, each starting with `s3files:`
+   */
+  grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant;
+  /**
+   * Mounts this access point on a Lambda function of yours (`lambda.Function`, `NodejsFunction`,
+   * `PythonFunction`, `DockerImageFunction` ...) created in the file system's VPC: sets the
+   * function's file system config, makes it wait until the mount targets and this access point are
+   * available, lets it reach the mount targets over NFS, grants the client actions (scoped to this
+   * access point) and the direct-read rights, sets `MOUNT_PATH`, and checks that every AZ of its
+   * subnets has a mount target. Lambda allows one mount per function.
+   * @param fn the function, which must have a VPC
+   * @param options where and how to mount
+   */
+  mountOnFunction(fn: lambda.Function, options?: LambdaMountOptions): void;
+}
+
+/**
+ * How an existing access point is imported.
+ */
+export interface S3FilesAccessPointAttributes {
+  /**
+   * The access point id (`fsap-...`). Give this or `accessPointArn`.
+   * @default - taken from `accessPointArn`
+   */
+  readonly accessPointId?: string;
+  /**
+   * The access point ARN. Give this or `accessPointId`.
+   * @default - built from the file system ARN and `accessPointId`
+   */
+  readonly accessPointArn?: string;
+  /** The file system of the access point (created in this app or imported). */
+  readonly fileSystem: IS3FilesFileSystem;
+  /**
+   * The access point's root directory: the direct-read grant of a Lambda mount covers the bucket
+   * keys under the file system's prefix plus this path.
+   * @default - unknown: the direct-read grant covers the whole file-system prefix
+   */
+  readonly path?: string;
+}
+
+/**
+ * What grants and mounts need of an access point, owned or imported.
+ */
+export abstract class S3FilesAccessPointBase extends Resource implements IS3FilesAccessPoint {
+  public abstract readonly accessPointId: string;
+  public abstract readonly accessPointArn: string;
+  public abstract readonly fileSystem: IS3FilesFileSystem;
+  public abstract readonly available: IDependable;
+  /** The root directory of this access point, when known (the direct-read grant uses it). @internal */
+  public abstract _rootPath(): string | undefined;
+
+  public grantRead(grantee: iam.IGrantable): iam.Grant {
+    return this.clientGrant(grantee, CLIENT_READ_ACTIONS);
+  }
+
+  public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
+    return this.clientGrant(grantee, CLIENT_READ_WRITE_ACTIONS);
+  }
+
+  public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
+    return this.clientGrant(grantee, CLIENT_ROOT_ACTIONS);
+  }
+
+  public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
+    validateS3FilesActions(this, actions);
+    return this.clientGrant(grantee, actions);
+  }
+
+  public mountOnFunction(fn: lambda.Function, options: LambdaMountOptions = {}): void {
+    mountOnFunction(fn, this, options);
+  }
+
+  private clientGrant(grantee: iam.IGrantable, actions: string[]): iam.Grant {
+    const fs = this.fileSystem;
+    if (S3FilesFileSystemBase.isS3FilesFileSystemBase(fs)) return fs._grantClient(grantee, actions, this.accessPointArn);
+    // Another implementation of the interface: an identity statement, scoped to this access point.
+    return iam.Grant.addToPrincipal({
+      grantee, actions, resourceArns: [fs.fileSystemArn], conditions: { ArnEquals: { 's3files:AccessPointArn': this.accessPointArn } },
+    });
+  }
 }
 
 /**
@@ -60,7 +188,18 @@ export interface S3FilesAccessPointProps extends S3FilesAccessPointOptions {
  * Any number of functions may mount one access point. It may live in another stack than its
  * file system (next to the functions that use it), sibling or nested.
  */
-export class S3FilesAccessPoint extends Resource {
+export class S3FilesAccessPoint extends S3FilesAccessPointBase {
+  /**
+   * Imports an existing access point (of a file system created in this app or imported).
+   * It exists, so clients wait only for what its file system needs.
+   * @param scope the scope of the imported construct
+   * @param id its id
+   * @param attrs what is known of the access point
+   */
+  public static fromAccessPointAttributes(scope: Construct, id: string, attrs: S3FilesAccessPointAttributes): IS3FilesAccessPoint {
+    return new ImportedAccessPoint(scope, id, attrs);
+  }
+
   /** The access point id (`fsap-...`). */
   public readonly accessPointId: string;
   /** The access point ARN. */
@@ -80,7 +219,11 @@ export class S3FilesAccessPoint extends Resource {
 
   constructor(scope: Construct, id: string, props: S3FilesAccessPointProps) {
     super(scope, id);
-    this.fileSystem = props.fileSystem;
+    if (!(props.fileSystem as S3FilesFileSystem)._registerAccessPoint) {
+      invalid(this, 'fileSystem', props.fileSystem.node.path, 'an access point can be created only on a file system created in this app (S3FilesFileSystem), whose waiter also waits for it',
+        'create the access point where the file system is defined, and import it here with S3FilesAccessPoint.fromAccessPointAttributes');
+    }
+    this.fileSystem = props.fileSystem as S3FilesFileSystem;
     this.path = props.path ?? '/lambda';
     this.posixUser = props.posixUser ?? { uid: 1000, gid: 1000 };
     const permissions = props.createPermissions ?? '755';
@@ -111,40 +254,45 @@ export class S3FilesAccessPoint extends Resource {
     this.available = this.fileSystem._registerAccessPoint(this);
   }
 
-  /**
-   * Grants read access over NFS (`s3files:ClientMount`), only through this access point.
-   * @param grantee the principal to grant
-   */
-  public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this.fileSystem._grantClient(grantee, CLIENT_READ_ACTIONS, this);
+  /** @internal */
+  public _rootPath(): string {
+    return this.path;
+  }
+}
+
+/** An access point imported with `S3FilesAccessPoint.fromAccessPointAttributes`. */
+class ImportedAccessPoint extends S3FilesAccessPointBase {
+  public readonly accessPointId: string;
+  public readonly accessPointArn: string;
+  public readonly fileSystem: IS3FilesFileSystem;
+  public readonly available: IDependable;
+  private readonly path?: string;
+
+  constructor(scope: Construct, id: string, attrs: S3FilesAccessPointAttributes) {
+    super(scope, id);
+    if (!attrs.accessPointId && !attrs.accessPointArn) {
+      invalid(this, 'accessPointId', undefined, 'an imported access point needs its id or its ARN', 'give accessPointId (fsap-...) or accessPointArn');
+    }
+    this.fileSystem = attrs.fileSystem;
+    // ARN: <file system ARN>/access-point/<id>
+    this.accessPointArn = attrs.accessPointArn ?? `${attrs.fileSystem.fileSystemArn}/access-point/${attrs.accessPointId}`;
+    this.accessPointId = attrs.accessPointId ?? (Token.isUnresolved(this.accessPointArn)
+      ? Fn.select(3, Fn.split('/', Stack.of(this).splitArn(this.accessPointArn, ArnFormat.NO_RESOURCE_NAME).resource))
+      : this.accessPointArn.split('/').pop()!);
+    if (!Token.isUnresolved(this.accessPointId) && !/^fsap-[0-9a-f]{8,40}$/.test(this.accessPointId)) {
+      invalid(this, attrs.accessPointId ? 'accessPointId' : 'accessPointArn', attrs.accessPointId ?? attrs.accessPointArn,
+        'an S3 Files access point id looks like fsap-0123456789abcdef0', 'pass the id (or ARN) of the access point as the S3 Files console or CLI shows it');
+    }
+    if (attrs.path !== undefined) validateAccessPointPath(this, attrs.path);
+    this.path = attrs.path;
+    // It exists; its file system's readiness is all there is to wait for.
+    const ready = new DependencyGroup();
+    ready.add(attrs.fileSystem.mountTargetsAvailable);
+    this.available = ready;
   }
 
-  /**
-   * Grants read and write access over NFS (`s3files:ClientMount` and `s3files:ClientWrite`),
-   * only through this access point.
-   * @param grantee the principal to grant
-   */
-  public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
-    return this.fileSystem._grantClient(grantee, CLIENT_READ_WRITE_ACTIONS, this);
-  }
-
-  /**
-   * Grants root access over NFS (`s3files:ClientMount`, `s3files:ClientWrite` and
-   * `s3files:ClientRootAccess`), only through this access point. It matters only when this access
-   * point's POSIX user is 0: it does not let a non-root user act on root-owned entries.
-   * @param grantee the principal to grant
-   */
-  public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this.fileSystem._grantClient(grantee, CLIENT_ROOT_ACTIONS, this);
-  }
-
-  /**
-   * Grants the given `s3files:` actions on the file system, only through this access point.
-   * @param grantee the principal to grant
-   * @param actions the actions, each starting with `s3files:`
-   */
-  public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
-    validateS3FilesActions(this, actions);
-    return this.fileSystem._grantClient(grantee, actions, this);
+  /** @internal */
+  public _rootPath(): string | undefined {
+    return this.path;
   }
 }

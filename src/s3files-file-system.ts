@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import {
-  Annotations, CfnDeletionPolicy, CfnResource, CustomResource, Duration, Lazy, Names, RemovalPolicy, Resource, Size, Stack, Tags, Token,
-  Tokenization,
+  Annotations, ArnFormat, CfnDeletionPolicy, CfnResource, CustomResource, Duration, IResource, Lazy, Names, RemovalPolicy, Resource, ResourceProps,
+  Size, Stack, Tags, Token, Tokenization,
 } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -12,6 +12,7 @@ import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
+import { FileSystemMountInfo } from './private/mount-info';
 import { acknowledge, findingResource } from './private/nag';
 import { estimatePolicyCharacters } from './private/policy-size';
 import {
@@ -160,12 +161,230 @@ export interface S3FilesFileSystemProps extends S3FilesFileSystemOptions {
 }
 
 /**
+ * An S3 Files file system: one created by `S3FilesFileSystem` or one imported with
+ * `S3FilesFileSystem.fromFileSystemAttributes`.
+ */
+export interface IS3FilesFileSystem extends IResource, ec2.IConnectable {
+  /**
+   * The file system id (`fs-...`).
+   * @attribute
+   */
+  readonly fileSystemId: string;
+  /**
+   * The file system ARN.
+   * @attribute
+   */
+  readonly fileSystemArn: string;
+  /**
+   * Completes when the file system can be mounted: for a file system created in this app, when
+   * every mount target (and access point) is available; for an imported one, at once (it exists).
+   */
+  readonly mountTargetsAvailable: IDependable;
+
+  /**
+   * Grants read access over NFS (`s3files:ClientMount`) through any access point.
+   * @param grantee the principal to grant
+   */
+  grantRead(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Grants read and write access over NFS (`s3files:ClientMount`, `s3files:ClientWrite`) through any access point.
+   * @param grantee the principal to grant
+   */
+  grantReadWrite(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Grants root access over NFS (`ClientMount`, `ClientWrite`, `ClientRootAccess`) through any access point.
+   * @param grantee the principal to grant
+   */
+  grantRootAccess(grantee: iam.IGrantable): iam.Grant;
+  /**
+   * Grants the given `s3files:` actions through any access point.
+   * @param grantee the principal to grant
+   * @param actions the actions, each starting with `s3files:`
+   */
+  grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant;
+  /**
+   * A CloudWatch metric of this file system (namespace `AWS/S3/Files`, dimension `FileSystemId`).
+   * @param metricName the metric name, e.g. `PendingExports`
+   * @param props metric options
+   */
+  metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+}
+
+/**
+ * How an existing file system is imported.
+ */
+export interface S3FilesFileSystemAttributes {
+  /**
+   * The file system id (`fs-...`). Give this or `fileSystemArn`.
+   * @default - taken from `fileSystemArn`
+   */
+  readonly fileSystemId?: string;
+  /**
+   * The file system ARN. Give this or `fileSystemId`.
+   * @default - built from `fileSystemId` in this stack's account and region
+   */
+  readonly fileSystemArn?: string;
+  /**
+   * The VPC of the file system's mount targets: functions that mount it must be in it, and their
+   * subnets are checked against `availabilityZones`.
+   * @default - not checked
+   */
+  readonly vpc?: ec2.IVpc;
+  /**
+   * The availability zones the file system has mount targets in. A Lambda function needs a mount
+   * target in every AZ of its subnets: with this, a subnet in another AZ is a synth-time error.
+   * @default - not checked
+   */
+  readonly availabilityZones?: string[];
+  /**
+   * A security group the mount targets already admit on TCP 2049 (for a file system created by
+   * this library in another app: its `clientSecurityGroup`). Clients join it, which adds no rule.
+   * @default - clients are let in through `securityGroups` instead
+   */
+  readonly clientSecurityGroup?: ec2.ISecurityGroup;
+  /**
+   * The mount targets' security groups. Each client adds an inbound TCP 2049 rule to them (in the
+   * client's stack), so they must be mutable imports.
+   * @default - none: give `clientSecurityGroup` or this, or mounting fails with an error
+   */
+  readonly securityGroups?: ec2.ISecurityGroup[];
+  /**
+   * The IAM tag key the file system policy requires on client roles with the value `true` (for a
+   * file system created by this library in another app: its `clientTagKey`). Grants tag the role.
+   * @default - roles are not tagged
+   */
+  readonly clientTagKey?: string;
+  /**
+   * The bucket the file system presents: needed for the direct-read grant of Lambda mounts.
+   * @default - unknown: direct reads must be disabled or granted by you (DirectS3Read.enabledWithoutGrant())
+   */
+  readonly bucket?: s3.IBucket;
+  /**
+   * The key prefix of the bucket the file system presents (`''` or ending with `/`).
+   * @default ''
+   */
+  readonly prefix?: string;
+  /**
+   * The bucket's SSE-KMS key, for the `kms:Decrypt` part of the direct-read grant.
+   * @default - the bucket's `encryptionKey`, if any
+   */
+  readonly encryptionKey?: kms.IKey;
+}
+
+/** Marks the library's own file system classes (not `instanceof`: a second copy of the library may be loaded). */
+const FILE_SYSTEM_BASE = Symbol.for('cdk-s3files-lambda.S3FilesFileSystemBase');
+
+/**
+ * What grants, metrics and mounts need of a file system, owned or imported.
+ */
+export abstract class S3FilesFileSystemBase extends Resource implements IS3FilesFileSystem {
+  /**
+   * Whether `x` is a file system of this library (created or imported), as opposed to another
+   * implementation of `IS3FilesFileSystem`.
+   * @param x any value
+   */
+  public static isS3FilesFileSystemBase(x: any): x is S3FilesFileSystemBase {
+    return x !== null && typeof x === 'object' && FILE_SYSTEM_BASE in x;
+  }
+
+  public abstract readonly fileSystemId: string;
+  public abstract readonly fileSystemArn: string;
+  public abstract readonly mountTargetsAvailable: IDependable;
+  public abstract readonly connections: ec2.Connections;
+
+  private readonly warnedUntaggable = new Set<string>();
+
+  constructor(scope: Construct, id: string, props: ResourceProps = {}) {
+    super(scope, id, props);
+    Object.defineProperty(this, FILE_SYSTEM_BASE, { value: true });
+  }
+
+  public grantRead(grantee: iam.IGrantable): iam.Grant {
+    return this._grantClient(grantee, CLIENT_READ_ACTIONS);
+  }
+
+  public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
+    return this._grantClient(grantee, CLIENT_READ_WRITE_ACTIONS);
+  }
+
+  public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
+    return this._grantClient(grantee, CLIENT_ROOT_ACTIONS);
+  }
+
+  public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
+    validateS3FilesActions(this, actions);
+    return this._grantClient(grantee, actions);
+  }
+
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/S3/Files',
+      metricName,
+      dimensionsMap: { FileSystemId: this.fileSystemId },
+      ...props,
+    });
+  }
+
+  /**
+   * Grants client actions: an identity-policy statement on the grantee (limited to the access
+   * point when one is given) and, when the file system policy requires one, the client tag on the
+   * grantee's role. Neither names the grantee in this stack, so grantees may live in any stack.
+   * @internal
+   */
+  public _grantClient(grantee: iam.IGrantable, actions: string[], accessPointArn?: string): iam.Grant {
+    const conditions = accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined;
+    const grant = iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [this.fileSystemArn], conditions });
+    const principal = grantee.grantPrincipal;
+    const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
+    const tag = this._clientTag();
+    if (!grant.success) {
+      Annotations.of(this).addWarningV2('cdk-s3files-lambda:grantNotApplied',
+        `${where} could not be granted ${actions.join(', ')}: it is an imported or immutable principal whose policies this app cannot change. Attach a policy allowing ${actions.join(', ')} on this file system to it yourself${tag ? `, and tag its role with ${tag.key}=${tag.value}` : ''}.`);
+    }
+    if (tag) this.tagClient(principal, where, tag);
+    return grant;
+  }
+
+  /** The tag the file system policy requires on client roles, if any. @internal */
+  public abstract _clientTag(): { key: string; value: string } | undefined;
+
+  /** What a mount needs to know beyond the interface. @internal */
+  public abstract _mountInfo(): FileSystemMountInfo;
+
+  private tagClient(principal: iam.IPrincipal, where: string, tag: { key: string; value: string }): void {
+    if (principal instanceof iam.Role) {
+      Tags.of(principal).add(tag.key, tag.value);
+      return;
+    }
+    if (this.warnedUntaggable.has(where)) return;
+    this.warnedUntaggable.add(where);
+    Annotations.of(this).addWarningV2('cdk-s3files-lambda:clientNotTagged',
+      `${where} is not an IAM role created in this app, so the library cannot tag it. The file system policy denies client actions to principals without the tag ${tag.key}=${tag.value}: add that tag to its role. If it was imported as immutable (mutable: false), the identity-policy grant was dropped as well: attach it yourself.`);
+  }
+}
+
+/**
  * An Amazon S3 Files file system over a general-purpose S3 bucket, with its service role,
  * one mount target per AZ, a mount-target security group and a client security group, a file
  * system policy, a deploy-time waiter that completes only when every mount target (and access
  * point) is available, and a delete guard that keeps unexported writes on deletion.
  */
-export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam.IResourceWithPolicy {
+export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IResourceWithPolicy {
+  /**
+   * Imports an existing file system (created elsewhere, in another app or account, or by hand).
+   *
+   * An imported file system needs no waiter (it exists) and its file-system policy is not this
+   * app's to change: grants add identity statements (and the client tag, with `clientTagKey`).
+   * It cannot create access points here (`addAccessPoint`): create an `S3FilesAccessPoint` with it
+   * as `fileSystem` (that works), or import an access point with `fromAccessPointAttributes`.
+   * @param scope the scope of the imported construct
+   * @param id its id
+   * @param attrs what is known of the file system
+   */
+  public static fromFileSystemAttributes(scope: Construct, id: string, attrs: S3FilesFileSystemAttributes): IS3FilesFileSystem {
+    return new ImportedFileSystem(scope, id, attrs);
+  }
+
   /** The file system id (`fs-...`). */
   public readonly fileSystemId: string;
   /** The file system ARN. */
@@ -215,7 +434,6 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   private readonly deleteGuard: CustomResource;
   /** The handlers' rights on this file system (waiter reads; guard deletes with DESTROY). */
   private readonly handlerPolicy: iam.CfnPolicy;
-  private readonly warnedUntaggable = new Set<string>();
 
   constructor(scope: Construct, id: string, props: S3FilesFileSystemProps) {
     super(scope, id);
@@ -339,44 +557,22 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     return new S3FilesAccessPoint(this, id, { ...options, fileSystem: this });
   }
 
-  /**
-   * Grants read access over NFS (`s3files:ClientMount`) on this file system, through any access
-   * point. Prefer `S3FilesAccessPoint.grantRead`, which is limited to one access point.
-   * @param grantee the principal to grant
-   */
-  public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, CLIENT_READ_ACTIONS);
+  /** @internal */
+  public _clientTag(): { key: string; value: string } {
+    return { key: this.clientTagKey, value: this.clientTagValue };
   }
 
-  /**
-   * Grants read and write access over NFS (`s3files:ClientMount` and `s3files:ClientWrite`) on
-   * this file system, through any access point. Prefer `S3FilesAccessPoint.grantReadWrite`.
-   * @param grantee the principal to grant
-   */
-  public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, CLIENT_READ_WRITE_ACTIONS);
-  }
-
-  /**
-   * Grants root access over NFS (`s3files:ClientMount`, `s3files:ClientWrite` and
-   * `s3files:ClientRootAccess`) on this file system, through any access point. Root access
-   * matters only for a client acting as uid 0: it does not let a non-root access point user act
-   * on root-owned entries. Prefer `S3FilesAccessPoint.grantRootAccess`.
-   * @param grantee the principal to grant
-   */
-  public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, CLIENT_ROOT_ACTIONS);
-  }
-
-  /**
-   * Grants the given `s3files:` actions on this file system (through any access point), with the
-   * client tag its file-system policy requires.
-   * @param grantee the principal to grant
-   * @param actions the actions, each starting with `s3files:`
-   */
-  public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
-    validateS3FilesActions(this, actions);
-    return this._grantClient(grantee, actions);
+  /** @internal */
+  public _mountInfo(): FileSystemMountInfo {
+    return {
+      vpc: this.vpc,
+      clientSecurityGroup: this.clientSecurityGroup,
+      bucket: this.bucket,
+      prefix: this.prefix,
+      encryptionKey: this.encryptionKey,
+      policyDependable: this.policyResource,
+      checkAzCoverage: (scope, prop, subnets) => this._checkAzCoverage(scope, prop, subnets),
+    };
   }
 
   /**
@@ -406,43 +602,6 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
     super.applyRemovalPolicy(policy);
   }
 
-  /**
-   * A CloudWatch metric of this file system.
-   *
-   * Namespace `AWS/S3/Files`, dimension `FileSystemId` — from the S3 user guide page
-   * "Monitoring S3 Files with Amazon CloudWatch" (s3-files-monitoring-cloudwatch.html), as used by
-   * public projects alarming on e.g. `PendingExports`, `ImportFailures`, `DataReadBytes`.
-   * @param metricName e.g. `PendingExports`, `ImportFailures`
-   * @param props period, statistic and other options
-   */
-  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: 'AWS/S3/Files',
-      metricName,
-      dimensionsMap: { FileSystemId: this.fileSystemId },
-      ...props,
-    });
-  }
-
-  /**
-   * Grants client actions: an identity-policy statement on the grantee (limited to the access
-   * point when one is given) and the client tag on the grantee's role, which the file system
-   * policy requires. Neither names the grantee in this stack, so grantees may live in any stack.
-   * @internal
-   */
-  public _grantClient(grantee: iam.IGrantable, actions: string[], accessPoint?: S3FilesAccessPoint): iam.Grant {
-    const accessPointArn = accessPoint?.accessPointArn;
-    const conditions = accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined;
-    const grant = iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [this.fileSystemArn], conditions });
-    const principal = grantee.grantPrincipal;
-    const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
-    if (!grant.success) {
-      Annotations.of(this).addWarningV2('cdk-s3files-lambda:grantNotApplied',
-        `${where} could not be granted ${actions.join(', ')}: it is an imported or immutable principal whose policies this app cannot change. Attach a policy allowing ${actions.join(', ')} on this file system to it yourself, and tag its role with ${this.clientTagKey}=${this.clientTagValue}.`);
-    }
-    this.tagClient(principal, where);
-    return grant;
-  }
 
   /**
    * Registers an access point of this file system; returns what its clients must wait for.
@@ -630,17 +789,6 @@ export class S3FilesFileSystem extends Resource implements ec2.IConnectable, iam
   }
 
   /** Tags the grantee's role as a client; warns when it cannot be tagged. */
-  private tagClient(principal: iam.IPrincipal, where: string): void {
-    if (principal instanceof iam.Role) {
-      Tags.of(principal).add(this.clientTagKey, this.clientTagValue);
-      return;
-    }
-    if (this.warnedUntaggable.has(where)) return;
-    this.warnedUntaggable.add(where);
-    Annotations.of(this).addWarningV2('cdk-s3files-lambda:clientNotTagged',
-      `${where} is not an IAM role created in this app, so the library cannot tag it. The file system policy denies client actions to principals without the tag ${this.clientTagKey}=${this.clientTagValue}: add that tag to its role. If it was imported as immutable (mutable: false), the identity-policy grant was dropped as well: attach it yourself.`);
-  }
-
   /** S3 Files needs the bucket in the file system's region; warn on a foreign account. */
   private checkBucketLocation(): void {
     const stack = Stack.of(this);
@@ -883,5 +1031,65 @@ class AzCoverage {
       else if (!unknown && !have.has(az.key)) azs.add(az.label);
     }
     return { azs: [...azs], unknown };
+  }
+}
+
+/** A file system imported with `S3FilesFileSystem.fromFileSystemAttributes`. */
+class ImportedFileSystem extends S3FilesFileSystemBase {
+  public readonly fileSystemId: string;
+  public readonly fileSystemArn: string;
+  public readonly connections: ec2.Connections;
+  // It exists: nothing to wait for.
+  public readonly mountTargetsAvailable: IDependable = new DependencyGroup();
+  private readonly attrs: S3FilesFileSystemAttributes;
+
+  constructor(scope: Construct, id: string, attrs: S3FilesFileSystemAttributes) {
+    super(scope, id);
+    if (!attrs.fileSystemId && !attrs.fileSystemArn) {
+      invalid(this, 'fileSystemId', undefined, 'an imported file system needs its id or its ARN', 'give fileSystemId (fs-...) or fileSystemArn');
+    }
+    const stack = Stack.of(this);
+    this.fileSystemArn = attrs.fileSystemArn
+      ?? stack.formatArn({ service: 's3files', resource: 'file-system', resourceName: attrs.fileSystemId, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    this.fileSystemId = attrs.fileSystemId ?? stack.splitArn(this.fileSystemArn, ArnFormat.SLASH_RESOURCE_NAME).resourceName!;
+    if (!Token.isUnresolved(this.fileSystemId) && !/^fs-[0-9a-f]{8,40}$/.test(this.fileSystemId)) {
+      invalid(this, attrs.fileSystemId ? 'fileSystemId' : 'fileSystemArn', attrs.fileSystemId ?? attrs.fileSystemArn,
+        'an S3 Files file system id looks like fs-0123456789abcdef0', 'pass the id (or ARN) of the file system as the S3 Files console or CLI shows it');
+    }
+    validatePrefix(this, attrs.prefix ?? '');
+    this.connections = new ec2.Connections({ securityGroups: attrs.securityGroups ?? [], defaultPort: ec2.Port.tcp(NFS_PORT) });
+    this.attrs = attrs;
+  }
+
+  /** @internal */
+  public _clientTag(): { key: string; value: string } | undefined {
+    return this.attrs.clientTagKey ? { key: this.attrs.clientTagKey, value: 'true' } : undefined;
+  }
+
+  /** @internal */
+  public _mountInfo(): FileSystemMountInfo {
+    const azs = this.attrs.availabilityZones;
+    return {
+      vpc: this.attrs.vpc,
+      clientSecurityGroup: this.attrs.clientSecurityGroup,
+      bucket: this.attrs.bucket,
+      prefix: this.attrs.prefix ?? '',
+      encryptionKey: this.attrs.encryptionKey ?? this.attrs.bucket?.encryptionKey,
+      checkAzCoverage: (scope, prop, subnets) => {
+        if (!azs) return;
+        const known = azs.filter((az) => !Token.isUnresolved(az));
+        const clientAzs = subnets.map((subnet) => subnet.availabilityZone);
+        if (known.length < azs.length || clientAzs.some((az) => Token.isUnresolved(az))) {
+          Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
+            `The availability zones of ${prop} or of the mount targets of ${this.node.path} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
+          return;
+        }
+        const missing = [...new Set(clientAzs.filter((az) => !known.includes(az)))];
+        if (missing.length > 0) {
+          invalid(scope, prop, missing.join(', '), `${this.node.path} has mount targets only in ${known.join(', ')}, and a client needs a mount target in every AZ it runs in`,
+            `select subnets in ${known.join(', ')} only`);
+        }
+      },
+    };
   }
 }

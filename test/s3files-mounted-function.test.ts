@@ -114,7 +114,7 @@ describe('S3FilesMountedFunction: defaults', () => {
     expect(fileSystemPolicyStatements(t).map((st) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyClientsWithoutClientTag']);
     expect(JSON.stringify(fileSystemPolicyStatements(t))).not.toContain('ProcessorServiceRole');
     const [, role] = byPrefix(t, 'AWS::IAM::Role', 'ProcessorServiceRole');
-    expect(role.Properties.Tags).toEqual([{ Key: fn.fileSystem.clientTagKey, Value: 'true' }]);
+    expect(role.Properties.Tags).toEqual([{ Key: (fn.fileSystem as S3FilesFileSystem).clientTagKey, Value: 'true' }]);
   });
 
   test('joins the file system\'s client security group, next to its own; no rule names the function', () => {
@@ -246,8 +246,8 @@ describe('S3FilesMountedFunction: options', () => {
     // WHEN
     const { fn, template } = mounted({ vpc, bucket }, stack);
     // THEN
-    expect(fn.fileSystem.vpc).toBe(vpc);
-    expect(fn.fileSystem.bucket).toBe(bucket);
+    expect((fn.fileSystem as S3FilesFileSystem).vpc).toBe(vpc);
+    expect((fn.fileSystem as S3FilesFileSystem).bucket).toBe(bucket);
     const t = template();
     t.resourceCountIs('AWS::EC2::VPC', 1);
     t.resourceCountIs('AWS::S3::Bucket', 0);
