@@ -1,3 +1,4 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -38,4 +39,68 @@ describe('README quick start', () => {
     // THEN CI runs that same test command
     expect(fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8')).toMatch(/^npm run test:ci$/m);
   });
+});
+
+describe('README: mounting on your own function and on an imported file system', () => {
+  /**
+   * Runs examples/readme/<file> against this checkout's source (the package name mapped to src/)
+   * and returns the synthesized templates by stack name.
+   */
+  function synthExample(file: string): Record<string, any> {
+    const source = fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8')
+      .replace(/from 'cdk-s3files-lambda'/g, `from '${path.join(root, 'src')}'`)
+      .replace(/path\.join\(__dirname, 'worker\.ts'\)/g, `'${path.join(root, 'examples', 'readme', 'worker.ts')}'`);
+    const dir = fs.mkdtempSync(path.join(root, 'test', '.readme-'));
+    const out = path.join(dir, 'out');
+    try {
+      fs.writeFileSync(path.join(dir, file), source);
+      const r = spawnSync(path.join(root, 'node_modules', '.bin', 'ts-node'),
+        ['--transpile-only', '--project', path.join(root, 'test', 'tsconfig.json'), path.join(dir, file)],
+        { env: { ...process.env, CDK_OUTDIR: out }, encoding: 'utf8', timeout: 120_000 });
+      if (r.status !== 0) throw new Error(`${file} failed: ${r.stderr}`);
+      const templates: Record<string, any> = {};
+      for (const f of fs.readdirSync(out).filter((n) => n.endsWith('.template.json'))) {
+        templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));
+      }
+      return templates;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const functions = (t: any) => Object.values(t.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as any[];
+
+  test.each([
+    ['### Your own function', 'own-function.ts'],
+    ['### An existing file system', 'imported.ts'],
+  ])('the snippet under %s is examples/readme/%s', (heading, file) => {
+    expect(block(heading, 'ts')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8'));
+  });
+
+  test('own-function.ts: the NodejsFunction in the compute stack mounts the storage stack\'s access point', () => {
+    // WHEN the README program runs
+    const templates = synthExample('own-function.ts');
+    // THEN its worker has the mount and MOUNT_PATH, and depends on nothing in the compute stack but its own parts
+    const [worker] = functions(templates.Compute).filter((f) => f.Properties.FileSystemConfigs);
+    expect(worker.Properties.FileSystemConfigs[0]).toMatchObject({ LocalMountPath: '/mnt/reports', Arn: { 'Fn::ImportValue': expect.stringMatching(/Reports/) } });
+    expect(worker.Properties.Environment.Variables.MOUNT_PATH).toBe('/mnt/reports');
+    expect(JSON.stringify(templates.Storage)).not.toContain('Worker');
+  }, 120_000);
+
+  test('imported.ts: a plain lambda.Function mounts an imported access point read-only, with the tag and the client group', () => {
+    // WHEN
+    const templates = synthExample('imported.ts');
+    // THEN
+    const t = templates.Consumer;
+    const [reader] = functions(t).filter((f) => f.Properties.FileSystemConfigs);
+    const arn = (rest: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, rest]] });
+    expect(reader.Properties.FileSystemConfigs[0].Arn).toEqual(arn(':s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0/access-point/fsap-0123456789abcdef0'));
+    expect(reader.Properties.VpcConfig.SecurityGroupIds).toContain('sg-0123456789abcdef0');
+    const statements = Object.values(t.Resources).filter((r: any) => r.Type === 'AWS::IAM::Policy').flatMap((p: any) => p.Properties.PolicyDocument.Statement);
+    expect(statements).toEqual(expect.arrayContaining([
+      expect.objectContaining({ Action: 's3files:ClientMount', Resource: arn(':s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0') }),
+      expect.objectContaining({ Sid: 'S3FilesDirectRead', Resource: arn(':s3:::shared-data-bucket/team/*') }),
+    ]));
+    const role = Object.values(t.Resources).find((r: any) => r.Type === 'AWS::IAM::Role') as any;
+    expect(role.Properties.Tags).toEqual([{ Key: 's3files-client-0123456789abcdef', Value: 'true' }]);
+  }, 120_000);
 });

@@ -7,7 +7,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { ImportTrigger, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
+import { ImportTrigger, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
 import { venvBin } from '../validators/templates';
 
 // Bad configurations a user can write, including through jsii from Python/Java/.NET, where a value
@@ -154,6 +154,62 @@ const REJECTED: Record<string, Rejected> = {
     build: (s) => fileSystem(s, { bucket: s3.Bucket.fromBucketAttributes(s, 'Far', { bucketName: 'far-away', region: 'eu-west-1' }) }),
     prop: /invalid bucket "far-away": the bucket is in eu-west-1 but the file system is in us-east-1/,
     fix: /same region as the stack/,
+  },
+  // mountOnFunction and the imports: a user's own function, another team's file system
+  'mounting on a function without a VPC': {
+    build: (s) => fileSystem(s).addAccessPoint('Ap').mountOnFunction(new lambda.Function(s, 'NoVpc', FN)),
+    prop: /invalid vpc "none": a function mounts S3 Files only from inside the VPC of the mount targets/,
+    fix: /create the function with the file system's VPC/,
+  },
+  'mounting on a function in another VPC': {
+    build: (s) => fileSystem(s).addAccessPoint('Ap').mountOnFunction(new lambda.Function(s, 'Elsewhere', { ...FN, vpc: isolatedVpc(s, 'Other') })),
+    prop: /invalid vpc ".*Elsewhere\/SecurityGroup": the function's security group is in another VPC than the mount targets/,
+    fix: /create the function with the file system's VPC/,
+  },
+  'mounting a second access point on one function': {
+    build: (s) => {
+      const files = fileSystem(s);
+      const fn = new lambda.Function(s, 'Twice', { ...FN, vpc: files.vpc });
+      files.addAccessPoint('One').mountOnFunction(fn);
+      files.addAccessPoint('Two', { path: '/two' }).mountOnFunction(fn);
+    },
+    prop: /invalid filesystem "already set": Lambda allows one file system mount per function/,
+    fix: /share the access point between functions/,
+  },
+  'an access point of another file system than fileSystem': {
+    build: (s) => {
+      const vpc = isolatedVpc(s);
+      const a = new S3FilesFileSystem(s, 'A', { vpc });
+      const b = new S3FilesFileSystem(s, 'B', { vpc });
+      mounted(s, { fileSystem: a, accessPoint: b.addAccessPoint('OfB') });
+    },
+    prop: /invalid accessPoint "Hostile\/B\/OfB": it belongs to file system Hostile\/B, not to fileSystem Hostile\/A/,
+    fix: /pass an access point of fileSystem, or omit fileSystem/,
+  },
+  'an imported file system without id or ARN': {
+    build: (s) => S3FilesFileSystem.fromFileSystemAttributes(s, 'Nothing', {}),
+    prop: /invalid fileSystemId undefined: an imported file system needs its id or its ARN/,
+    fix: /give fileSystemId \(fs-...\) or fileSystemArn/,
+  },
+  'an imported file system id that is not one (jsii number)': {
+    build: (s) => S3FilesFileSystem.fromFileSystemAttributes(s, 'Num', { fileSystemId: bad(12345) }),
+    prop: /invalid fileSystemId 12345: an S3 Files file system id looks like fs-0123456789abcdef0/,
+    fix: /as the S3 Files console or CLI shows it/,
+  },
+  'an imported access point without id or ARN': {
+    build: (s) => S3FilesAccessPoint.fromAccessPointAttributes(s, 'NoAp', { fileSystem: fileSystem(s) }),
+    prop: /invalid accessPointId undefined: an imported access point needs its id or its ARN/,
+    fix: /give accessPointId \(fsap-...\) or accessPointArn/,
+  },
+  'an access point created on an imported file system': {
+    build: (s) => new S3FilesAccessPoint(s, 'OnImported', { fileSystem: S3FilesFileSystem.fromFileSystemAttributes(s, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' }) }),
+    prop: /invalid fileSystem "Hostile\/Theirs": an access point can be created only on a file system created in this app/,
+    fix: /import it here with S3FilesAccessPoint.fromAccessPointAttributes/,
+  },
+  'grant() with another service\'s action': {
+    build: (s) => fileSystem(s).grant(new lambda.Function(s, 'G', FN), 's3:GetObject'),
+    prop: /invalid actions "s3:GetObject": only s3files: actions can be granted/,
+    fix: /grant other services' actions on their own resources/,
   },
 };
 
