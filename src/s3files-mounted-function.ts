@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_MOUNT_PATH } from './private/lambda-mount';
 import { acknowledge, BASIC_EXECUTION_POLICY, VPC_ACCESS_POLICY } from './private/nag';
 import { invalid, validateMountPath } from './private/validation';
-import { IS3FilesAccessPoint, S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
+import { IS3FilesAccessPoint, S3FilesAccessPoint, S3FilesAccessPointBase, S3FilesAccessPointOptions } from './s3files-access-point';
 import { IS3FilesFileSystem, S3FilesFileSystem, S3FilesFileSystemBase, S3FilesFileSystemOptions } from './s3files-file-system';
 
 /**
@@ -133,8 +133,19 @@ export class S3FilesMountedFunction extends lambda.Function {
 function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionProps): MountPlan {
   const path = scope.node.path ? `${scope.node.path}/${id}` : id;
   if (props.filesystem) {
-    invalid(path, 'filesystem', 'lambda.FileSystem', 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
-      'use fileSystem / accessPoint instead, or a plain lambda.Function for other mounts');
+    // Lambda's own `filesystem` prop sits next to our `fileSystem` (Python: filesystem= / file_system=,
+    // Java: .filesystem() / .fileSystem()): name the one that was meant.
+    const given: unknown = props.filesystem;
+    if (S3FilesFileSystemBase.isS3FilesFileSystemBase(given)) {
+      invalid(path, 'filesystem', given.node.path, 'this is Lambda\'s own mount setting (a lambda.FileSystem); an S3 Files file system goes in fileSystem',
+        'pass it as fileSystem (Python: file_system=, Java: .fileSystem()) and leave filesystem unset');
+    }
+    if (given instanceof S3FilesAccessPointBase) {
+      invalid(path, 'filesystem', given.node.path, 'this is Lambda\'s own mount setting (a lambda.FileSystem); an S3 Files access point goes in accessPoint',
+        'pass it as accessPoint (Python: access_point=, Java: .accessPoint()) and leave filesystem unset');
+    }
+    invalid(path, 'filesystem', 'a lambda.FileSystem', 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
+      'use fileSystem or accessPoint for S3 Files, or a plain lambda.Function for another kind of mount');
   }
   if (props.accessPoint && props.accessPointOptions) {
     invalid(path, 'accessPointOptions', 'given', 'it configures a new access point, but accessPoint shares an existing one',

@@ -436,7 +436,7 @@ describe('S3FilesMountedFunction: validation', () => {
     const ap = fs.addAccessPoint('Ap');
     const filesystem = lambda.FileSystem.fromS3FilesAccessPoint(ap.node.defaultChild as any, '/mnt/x');
     expect(() => mounted({ filesystem, fileSystem: fs }, stack))
-      .toThrow(/invalid filesystem "lambda.FileSystem": S3FilesMountedFunction builds its own S3 Files mount.*Fix: use fileSystem \/ accessPoint/);
+      .toThrow(/invalid filesystem "a lambda.FileSystem": S3FilesMountedFunction builds its own S3 Files mount.*Fix: use fileSystem or accessPoint for S3 Files/);
   });
 
   test('rejects accessPoint together with accessPointOptions', () => {

@@ -95,8 +95,18 @@ const REJECTED: Record<string, Rejected> = {
   },
   'a second lambda filesystem': {
     build: (s) => mounted(s, { filesystem: bad({}) }),
-    prop: /invalid filesystem "lambda\.FileSystem"/,
-    fix: /use fileSystem \/ accessPoint instead/,
+    prop: /invalid filesystem "a lambda\.FileSystem": S3FilesMountedFunction builds its own S3 Files mount/,
+    fix: /use fileSystem or accessPoint for S3 Files/,
+  },
+  'our file system passed as Lambda\'s filesystem (Python filesystem= instead of file_system=)': {
+    build: (s) => mounted(s, { filesystem: bad(fileSystem(s)) }),
+    prop: /invalid filesystem "Hostile\/Files": this is Lambda's own mount setting \(a lambda\.FileSystem\); an S3 Files file system goes in fileSystem/,
+    fix: /pass it as fileSystem \(Python: file_system=, Java: \.fileSystem\(\)\)/,
+  },
+  'our access point passed as Lambda\'s filesystem': {
+    build: (s) => mounted(s, { filesystem: bad(fileSystem(s).addAccessPoint('Ap')) }),
+    prop: /invalid filesystem "Hostile\/Files\/Ap": .*an S3 Files access point goes in accessPoint/,
+    fix: /pass it as accessPoint \(Python: access_point=, Java: \.accessPoint\(\)\)/,
   },
   'a VPC without private subnets': {
     build: (s) => fileSystem(s, { vpc: new ec2.Vpc(s, 'PublicOnly', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] }) }),
