@@ -4,6 +4,9 @@ import { SharedFileSystemStack } from './stacks/shared-file-system-stack';
 
 // Env-agnostic on purpose: `cdk synth` works offline with no credentials.
 const app = new App();
-new ComparisonStack(app, 'S3FilesComparison');
+// `-c directS3Read=ENABLED|DISABLED|AUTO` redeploys the S3 Files processor with another direct-read
+// mode, so the benchmark can compare them on files like yours (default: the library's, AUTO).
+new ComparisonStack(app, 'S3FilesComparison', { directS3Read: app.node.tryGetContext('directS3Read') });
 new SharedFileSystemStack(app, 'S3FilesSharedFileSystem');
 app.synth();
+

@@ -26,12 +26,15 @@ export interface LambdaMountOptions {
   readonly rootAccess?: boolean;
 
   /**
-   * Whether Lambda reads large files directly from S3 instead of through the mount.
+   * Whether Lambda reads large files directly from S3 instead of through the mount. The default is
+   * the service's, `AUTO`: reads go through the file system (the lowest-latency path) and Lambda
+   * reads large files directly from S3 when the function has at least 512 MB; `ENABLED` sends every
+   * read, small ones too, to the bucket.
    * The library grants `s3:GetObject`/`s3:GetObjectVersion` on the bucket objects under the
    * access point's directory (and `kms:Decrypt` via S3 when the key is known) for
    * `enabled(bucket)`, `auto()` and the default; not for `enabledWithoutGrant()` or `disabled()`.
    * For an imported file system the bucket must be known (`fromFileSystemAttributes` `bucket`) to grant.
-   * @default - ENABLED, with the read grant
+   * @default - AUTO, with the read grant
    */
   readonly directS3Read?: lambda.DirectS3Read;
 }

@@ -37,3 +37,15 @@ describe('integ app: the comparison stack works out of the box for files uploade
     }
   });
 });
+
+describe('integ app: -c directS3Read picks the S3 Files processor\'s direct-read mode for the benchmark', () => {
+  test.each([[undefined, 'AUTO'], ['ENABLED', 'ENABLED'], ['DISABLED', 'DISABLED'], ['AUTO', 'AUTO']])('%s -> %s', (mode, rendered) => {
+    const stack = new ComparisonStack(new App(), 'C', { directS3Read: mode });
+    const fn = Template.fromStack(stack).findResources('AWS::Lambda::Function')[stack.getLogicalId(stack.processorS3Files.node.defaultChild as never)];
+    expect(fn.Properties.FileSystemConfigs[0].S3FilesConfig).toEqual({ DirectS3Read: rendered });
+  });
+
+  test('a bad mode is refused with the choices', () => {
+    expect(() => new ComparisonStack(new App(), 'C', { directS3Read: 'ON' })).toThrow('Invalid directS3Read "ON" (context -c directS3Read=...): use ENABLED, DISABLED or AUTO.');
+  });
+});

@@ -47,7 +47,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
     // THEN the mount, MOUNT_PATH and the client security group are on the function
     const t = Template.fromStack(compute);
     t.hasResourceProperties('AWS::Lambda::Function', {
-      FileSystemConfigs: [{ Arn: { 'Fn::ImportValue': Match.stringLikeRegexp('AccessPointArn') }, LocalMountPath: '/mnt/data', S3FilesConfig: { DirectS3Read: 'ENABLED' } }],
+      FileSystemConfigs: [{ Arn: { 'Fn::ImportValue': Match.stringLikeRegexp('AccessPointArn') }, LocalMountPath: '/mnt/data', S3FilesConfig: { DirectS3Read: 'AUTO' } }],
       Environment: { Variables: Match.objectLike({ MOUNT_PATH: '/mnt/data' }) },
       VpcConfig: { SecurityGroupIds: Match.arrayWith([{ 'Fn::ImportValue': Match.stringLikeRegexp('ClientSecurityGroup') }]) },
     });
@@ -98,7 +98,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
     // THEN
     Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
       PackageType: 'Image',
-      FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FilesAp'), 'AccessPointArn'] }, LocalMountPath: '/mnt/s3files', S3FilesConfig: { DirectS3Read: 'ENABLED' } }],
+      FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FilesAp'), 'AccessPointArn'] }, LocalMountPath: '/mnt/s3files', S3FilesConfig: { DirectS3Read: 'AUTO' } }],
       Environment: { Variables: { MOUNT_PATH: '/mnt/s3files' } },
     });
   });
@@ -120,7 +120,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
     const t = Template.fromStack(stack);
     const fsArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3files:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':file-system/fs-0123456789abcdef0']] };
     t.hasResourceProperties('AWS::Lambda::Function', {
-      FileSystemConfigs: [{ Arn: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3files:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':file-system/fs-0123456789abcdef0/access-point/fsap-0123456789abcdef0']] }, LocalMountPath: '/mnt/s3files', S3FilesConfig: { DirectS3Read: 'ENABLED' } }],
+      FileSystemConfigs: [{ Arn: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3files:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':file-system/fs-0123456789abcdef0/access-point/fsap-0123456789abcdef0']] }, LocalMountPath: '/mnt/s3files', S3FilesConfig: { DirectS3Read: 'AUTO' } }],
     });
     // AND the mount targets' group admits the function on 2049 (a rule in this stack)
     t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {

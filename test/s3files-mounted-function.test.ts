@@ -40,13 +40,13 @@ describe('S3FilesMountedFunction: defaults', () => {
     t.resourceCountIs('AWS::S3Files::MountTarget', 2);
   });
 
-  test('mounts the access point at /mnt/s3files with direct reads ENABLED and sets MOUNT_PATH', () => {
+  test('mounts the access point at /mnt/s3files with direct reads AUTO (the service default) and sets MOUNT_PATH', () => {
     // GIVEN / WHEN
     const { template, fn } = mounted();
     // THEN
     const [apId] = only(template(), 'AWS::S3Files::AccessPoint');
     template().hasResourceProperties('AWS::Lambda::Function', {
-      FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [apId, 'AccessPointArn'] }, LocalMountPath: '/mnt/s3files', S3FilesConfig: { DirectS3Read: 'ENABLED' } }],
+      FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [apId, 'AccessPointArn'] }, LocalMountPath: '/mnt/s3files', S3FilesConfig: { DirectS3Read: 'AUTO' } }],
       Environment: { Variables: { MOUNT_PATH: '/mnt/s3files' } },
       VpcConfig: Match.objectLike({ SubnetIds: [{ Ref: Match.stringLikeRegexp('^ProcessorVpcIsolatedSubnet1') }, { Ref: Match.stringLikeRegexp('^ProcessorVpcIsolatedSubnet2') }] }),
     });
@@ -398,6 +398,12 @@ describe('S3FilesMountedFunction: direct S3 reads', () => {
     template().hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [Match.objectLike({ S3FilesConfig: { DirectS3Read: 'AUTO' } })] });
     expect(JSON.stringify(roleStatements(template(), 'Processor'))).toContain('s3:GetObject');
     expect(warnings(stack).join('\n')).toMatch(/memorySize is 128 MB and directS3Read is AUTO/);
+  });
+
+  test('the default (AUTO) below 512 MB: the grant, no warning (small reads simply go through the file system)', () => {
+    const { template, stack } = mounted();
+    expect(JSON.stringify(roleStatements(template(), 'Processor'))).toContain('s3:GetObject');
+    expect(warnings(stack).join('\n')).not.toMatch(/directS3Read is AUTO/);
   });
 
   test('DirectS3Read.auto() at 512 MB: no warning', () => {

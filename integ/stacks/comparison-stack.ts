@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Stack, StackProps, CfnOutput } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
@@ -13,6 +14,12 @@ export interface ComparisonStackProps extends StackProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Direct reads of the S3 Files processor (`ENABLED`, `DISABLED` or `AUTO`), to compare the modes
+   * with the benchmark on files like yours.
+   * @default - the library's default (AUTO)
+   */
+  readonly directS3Read?: string;
 }
 
 /**
@@ -62,6 +69,7 @@ export class ComparisonStack extends Stack {
       accessPoint,
       memorySize: 512,
       timeout: Duration.minutes(5),
+      directS3Read: directS3Read(props.directS3Read, bucket),
       environment: {
         CONCURRENCY: '16',
         // Node's fs calls run on libuv's pool (4 threads by default): let 16 NFS requests fly.
@@ -156,5 +164,15 @@ export class ComparisonStack extends Stack {
     new CfnOutput(this, 'BenchmarkFunctionName', { value: this.benchmark.functionName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'FileSystemId', { value: this.fileSystem.fileSystemId });
+  }
+}
+
+function directS3Read(mode: string | undefined, bucket: s3.IBucket): lambda.DirectS3Read | undefined {
+  switch (mode) {
+    case undefined: return undefined;
+    case 'AUTO': return lambda.DirectS3Read.auto();
+    case 'DISABLED': return lambda.DirectS3Read.disabled();
+    case 'ENABLED': return lambda.DirectS3Read.enabled(bucket);
+    default: throw new Error(`Invalid directS3Read ${JSON.stringify(mode)} (context -c directS3Read=...): use ENABLED, DISABLED or AUTO.`);
   }
 }

@@ -14,6 +14,8 @@ import { S3FilesFileSystemBase } from '../s3files-file-system';
 
 /** Default mount path inside the function. */
 export const DEFAULT_MOUNT_PATH = '/mnt/s3files';
+/** The direct-read mode when none is given: the service's default. */
+export const DEFAULT_DIRECT_S3_READ = 'AUTO';
 /** Lambda turns AUTO direct reads on only from this memory size. */
 const AUTO_DIRECT_READ_MIN_MEMORY_MB = 512;
 /** Lambda attaches at most this many security groups to a function. */
@@ -49,7 +51,10 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
   validateMountPath(fn, mountPath);
   if (Token.isUnresolved(mountPath)) warnUnresolved(fn, 'mountPath');
 
-  const directRead = options.directS3Read ? describeDirectS3Read(options.directS3Read) : { mode: 'ENABLED', wantsGrant: true };
+  // Default AUTO, the service's own: reads go through the file system (the lowest-latency path,
+  // FACTS: 64 KiB in 10.8 ms vs 55 ms from the bucket) and Lambda turns direct reads on for large
+  // reads from 512 MB of memory. ENABLED would send every read, small ones too, to the bucket.
+  const directRead = options.directS3Read ? describeDirectS3Read(options.directS3Read) : { mode: DEFAULT_DIRECT_S3_READ, wantsGrant: true };
   cfn.fileSystemConfigs = [{
     arn: accessPoint.accessPointArn,
     localMountPath: mountPath,
@@ -86,8 +91,9 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
     Annotations.of(fn).addWarningV2('cdk-s3files-lambda:readOnlyWithRootAccess',
       'readOnly and rootAccess are both set: root access without write access only widens what can be read. Drop rootAccess unless the function must read root-only entries.');
   }
+  // Only for an explicit AUTO: by default, small functions simply read through the file system.
   const memory = cfn.memorySize ?? 128;
-  if (directRead.mode === 'AUTO' && !Token.isUnresolved(memory) && memory < AUTO_DIRECT_READ_MIN_MEMORY_MB) {
+  if (options.directS3Read !== undefined && directRead.mode === 'AUTO' && !Token.isUnresolved(memory) && memory < AUTO_DIRECT_READ_MIN_MEMORY_MB) {
     Annotations.of(fn).addWarningV2('cdk-s3files-lambda:autoDirectReadLowMemory',
       `memorySize is ${memory} MB and directS3Read is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or DirectS3Read.enabled(bucket).`);
   }
