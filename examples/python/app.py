@@ -3,10 +3,12 @@
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from cdk_s3files_lambda import (
     PosixUser,
+    S3FilesAccessPoint,
     S3FilesAccessPointOptions,
     S3FilesFileSystem,
     S3FilesMountedFunction,
@@ -74,6 +76,49 @@ class ExampleStack(cdk.Stack):
         cdk.CfnOutput(self, "FunctionName", value=fn.function_name)
 
 
+class ImportedStack(cdk.Stack):
+    """A file system made elsewhere, imported by attributes and mounted on a plain lambda.Function."""
+
+    def __init__(self, scope: Construct, construct_id: str, **kwargs) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+
+        vpc = ec2.Vpc.from_vpc_attributes(
+            self,
+            "Vpc",
+            vpc_id="vpc-0123456789abcdef0",
+            availability_zones=["us-east-1a", "us-east-1b"],
+            isolated_subnet_ids=["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"],
+        )
+        file_system = S3FilesFileSystem.from_file_system_attributes(
+            self,
+            "Shared",
+            file_system_id="fs-0123456789abcdef0",
+            vpc=vpc,
+            availability_zones=["us-east-1a", "us-east-1b"],
+            client_security_group=ec2.SecurityGroup.from_security_group_id(self, "Clients", "sg-0123456789abcdef0"),
+            client_tag_key="s3files-client-0123456789abcdef",
+            bucket=s3.Bucket.from_bucket_name(self, "Bucket", "shared-data-bucket"),
+        )
+        access_point = S3FilesAccessPoint.from_access_point_attributes(
+            self,
+            "Team",
+            file_system=file_system,
+            access_point_id="fsap-0123456789abcdef0",
+            path="/team",
+        )
+
+        reader = lambda_.Function(
+            self,
+            "Reader",
+            runtime=lambda_.Runtime.NODEJS_22_X,
+            handler="index.handler",
+            code=lambda_.Code.from_inline(HANDLER_CODE),
+            vpc=vpc,
+        )
+        access_point.mount_on_function(reader, read_only=True)
+
+
 app = cdk.App()
 ExampleStack(app, "S3FilesLambdaExample")
+ImportedStack(app, "S3FilesLambdaImported")
 app.synth()

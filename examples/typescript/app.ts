@@ -3,8 +3,9 @@
 import { App, CfnOutput, Duration, Size, Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { S3FilesFileSystem, S3FilesMountedFunction } from 'cdk-s3files-lambda';
+import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from 'cdk-s3files-lambda';
 
 // Inline code keeps the template free of language-specific asset hashes.
 const HANDLER_CODE = 'const fs = require("fs"); exports.handler = async () => fs.readdirSync(process.env.MOUNT_PATH);';
@@ -52,6 +53,41 @@ export class ExampleStack extends Stack {
   }
 }
 
+/** A file system made elsewhere, imported by attributes and mounted on a plain lambda.Function. */
+export class ImportedStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
+      vpcId: 'vpc-0123456789abcdef0',
+      availabilityZones: ['us-east-1a', 'us-east-1b'],
+      isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'],
+    });
+    const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(this, 'Shared', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      vpc,
+      availabilityZones: ['us-east-1a', 'us-east-1b'],
+      clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'Clients', 'sg-0123456789abcdef0'),
+      clientTagKey: 's3files-client-0123456789abcdef',
+      bucket: s3.Bucket.fromBucketName(this, 'Bucket', 'shared-data-bucket'),
+    });
+    const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, 'Team', {
+      fileSystem,
+      accessPointId: 'fsap-0123456789abcdef0',
+      path: '/team',
+    });
+
+    const reader = new lambda.Function(this, 'Reader', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline(HANDLER_CODE),
+      vpc,
+    });
+    accessPoint.mountOnFunction(reader, { readOnly: true });
+  }
+}
+
 const app = new App();
 new ExampleStack(app, 'S3FilesLambdaExample');
+new ImportedStack(app, 'S3FilesLambdaImported');
 app.synth();

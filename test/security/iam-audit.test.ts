@@ -86,6 +86,19 @@ function identityStatements(): Located[] {
   return out;
 }
 
+/**
+ * An ARN written out in the template (a string, or a Fn::Join of strings and pseudo parameters),
+ * with the pseudo parameters replaced by placeholders; undefined for references to resources.
+ */
+function literalArn(value: Json | undefined): string | undefined {
+  if (typeof value === 'string') return value;
+  const join = (value as any)?.['Fn::Join'];
+  if (!Array.isArray(join) || join[0] !== '') return undefined;
+  const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'region', 'AWS::AccountId': 'account' };
+  const parts = (join[1] as Json[]).map((p: any) => (typeof p === 'string' ? p : PSEUDO[p?.Ref]));
+  return parts.every((p) => p !== undefined) ? parts.join('') : undefined;
+}
+
 describe('IAM audit of every synthesized template', () => {
   test('there are policies to audit', () => {
     // THEN the walk covers every stack
@@ -111,6 +124,14 @@ describe('IAM audit of every synthesized template', () => {
       // THEN the only resource is a file system ARN (of this stack, or of another through an export or a nested-stack parameter) ...
       const [resource, ...more] = list<Json>(statement.Resource);
       expect(more).toEqual([]);
+      expect(list<string>(statement.Action).every((a) => ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'].includes(a))).toBe(true);
+      // An imported file system: its ARN is built from the id, and the access point's ARN extends it.
+      const importedArn = literalArn(resource);
+      if (importedArn !== undefined) {
+        expect(importedArn).toMatch(/^arn:aws:s3files:[^:]+:[^:]+:file-system\/fs-[0-9a-f]+$/);
+        expect(literalArn(statement.Condition?.ArnEquals?.['s3files:AccessPointArn'])).toMatch(new RegExp(`^${importedArn}/access-point/fsap-[0-9a-f]+$`));
+        continue;
+      }
       const fileSystem = target(stack, resource, 'FileSystemArn');
       expect(fileSystem?.resource.Type).toBe('AWS::S3Files::FileSystem');
       // ... and the condition names one access point of that same file system

@@ -57,7 +57,41 @@ export function buildValidatorApp(outdir: string): App {
   new S3FilesMountedFunction(compute, 'Writer', { ...fn, accessPoint: sharedAccessPoint });
   new S3FilesMountedFunction(compute, 'Reader', { ...fn, accessPoint: sharedAccessPoint, readOnly: true });
   new S3FilesMountedFunction(new NestedStack(storage, 'Workers'), 'Worker', { ...fn, fileSystem: shared });
+
+  // A user's own function (not the L3) mounting the storage stack's file system through an access point.
+  const usersOwn = new lambda.Function(compute, 'UsersOwn', { ...fn, vpc: sharedVpc });
+  sharedAccessPoint.mountOnFunction(usersOwn, { directS3Read: lambda.DirectS3Read.disabled() });
+  acknowledgeUserRole(usersOwn);
+
+  // A file system of another app, imported by attributes, mounted read-only on a user's function.
+  const consumer = new Stack(app, 'ImportedFileSystem');
+  const theirVpc = ec2.Vpc.fromVpcAttributes(consumer, 'Vpc', {
+    vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a', 'us-east-1b'], isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'],
+  });
+  const theirs = S3FilesFileSystem.fromFileSystemAttributes(consumer, 'Theirs', {
+    fileSystemId: 'fs-0123456789abcdef0',
+    vpc: theirVpc,
+    availabilityZones: ['us-east-1a', 'us-east-1b'],
+    securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(consumer, 'MountTargets', 'sg-0123456789abcdef0')],
+    clientTagKey: 's3files-client-0123456789abcdef',
+    bucket: s3.Bucket.fromBucketName(consumer, 'Bucket', 'their-bucket'),
+    prefix: 'shared/',
+  });
+  const reader = new lambda.Function(consumer, 'Reader', { ...fn, vpc: theirVpc });
+  S3FilesAccessPoint.fromAccessPointAttributes(consumer, 'Team', { fileSystem: theirs, accessPointId: 'fsap-0123456789abcdef0', path: '/team' })
+    .mountOnFunction(reader, { readOnly: true });
+  acknowledgeUserRole(reader);
   return app;
+}
+
+/** A user's own lambda.Function: its role's AWS managed policies are the user's choice, not the library's. */
+function acknowledgeUserRole(fn: lambda.Function): void {
+  for (const policy of ['service-role/AWSLambdaBasicExecutionRole', 'service-role/AWSLambdaVPCAccessExecutionRole']) {
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${policy}]`,
+      reason: 'Test-only stand-in for a user\'s own function: lambda.Function attaches this managed policy to the role it creates.',
+    });
+  }
 }
 
 /** Synthesizes the validator app into a fresh temp dir and returns the template paths (nested stacks included). */
