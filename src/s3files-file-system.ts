@@ -142,6 +142,16 @@ export interface S3FilesFileSystemOptions {
   readonly removalPolicy?: RemovalPolicy;
 
   /**
+   * Create the file system even when S3 Files warns about the bucket (the documented case: so many
+   * objects under the prefix, around 12 million, that a directory rename could take hours). It
+   * waives nothing else. Off by default so such a bucket fails the deployment with the service's
+   * explanation instead of producing a slow file system unnoticed. Create-only: changing it later
+   * replaces the file system (a new id; the old one is retained or deleted per `removalPolicy`).
+   * @default false
+   */
+  readonly acceptBucketWarning?: boolean;
+
+  /**
    * How long the deployment waits for the mount targets and access points to become available.
    * 1 to 55 minutes: CloudFormation gives a custom resource at most one hour, and the waiter's
    * `ServiceTimeout` is set to this plus five minutes.
@@ -478,6 +488,8 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       roleArn: role.roleArn,
       prefix: this.prefix === '' ? undefined : this.prefix,
       synchronizationConfiguration: this.synchronizationConfiguration(props),
+      // Only when set: omitting it keeps the templates of everyone who never asked for it unchanged.
+      acceptBucketWarning: this.acceptBucketWarning(props.acceptBucketWarning),
     });
     // Without its S3 and EventBridge rights in place the service fails silently: wait for the policy.
     this.resource.node.addDependency(rolePolicy);
@@ -664,6 +676,12 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
         ...(bucket ? { BucketName: bucket.name } : {}),
       },
     });
+  }
+
+  private acceptBucketWarning(value: unknown): true | undefined {
+    if (value === undefined || value === false) return undefined;
+    if (value === true || Token.isUnresolved(value)) return value as true;
+    return invalid(this, 'acceptBucketWarning', value, 'it must be a boolean', 'pass true to create the file system despite a bucket warning, or omit it');
   }
 
   private createBucket(props: S3FilesFileSystemProps): s3.IBucket {

@@ -966,3 +966,18 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     expect(waiter.Properties.ExportSettleSeconds).toBeUndefined();
   });
 });
+
+describe('S3FilesFileSystem: acceptBucketWarning', () => {
+  test('absent by default; true renders AcceptBucketWarning', () => {
+    // GIVEN / WHEN
+    const plain = newStack('Plain');
+    new S3FilesFileSystem(plain, 'Files', { vpc: isolatedVpc(plain) });
+    const accepting = newStack('Accepting');
+    new S3FilesFileSystem(accepting, 'Files', { vpc: isolatedVpc(accepting), acceptBucketWarning: true });
+    // THEN
+    const [, fsPlain] = only(Template.fromStack(plain), 'AWS::S3Files::FileSystem');
+    const [, fsAccepting] = only(Template.fromStack(accepting), 'AWS::S3Files::FileSystem');
+    expect(fsPlain.Properties.AcceptBucketWarning).toBeUndefined();
+    expect(fsAccepting.Properties.AcceptBucketWarning).toBe(true);
+  });
+});

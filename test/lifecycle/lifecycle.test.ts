@@ -175,6 +175,17 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     }).Storage;
   }
 
+  test('acceptBucketWarning is create-only: turning it on replaces the file system (CloudFormation\'s schema says so, not us)', () => {
+    // GIVEN / WHEN the same app without and with acceptBucketWarning
+    const before = synthTemplates((app) => storage(app));
+    const after = synthTemplates((app) => storage(app, { acceptBucketWarning: true }));
+    // THEN only the file system property changes, and the change replaces it
+    const fsId = resourceId(after.Storage, 'AWS::S3Files::FileSystem', 'Files');
+    expect(after.Storage.Resources[fsId].Properties.AcceptBucketWarning).toBe(true);
+    expect(before.Storage.Resources[fsId].Properties.AcceptBucketWarning).toBeUndefined();
+    expect(changeSet(before.Storage, after.Storage).replaced).toContain(fsId);
+  });
+
   test('dropping the first AZ removes its mount target only; the other is neither replaced nor renamed', () => {
     // GIVEN mount targets in AZ #1 and AZ #2, WHEN AZ #1 is dropped
     const before = app([0, 1]);

@@ -165,6 +165,11 @@ const REJECTED: Record<string, Rejected> = {
     prop: /invalid bucket "far-away": the bucket is in eu-west-1 but the file system is in us-east-1/,
     fix: /same region as the stack/,
   },
+  'acceptBucketWarning as a string (jsii)': {
+    build: (s) => fileSystem(s, { acceptBucketWarning: bad('false') }),
+    prop: /invalid acceptBucketWarning "false": it must be a boolean/,
+    fix: /pass true to create the file system despite a bucket warning, or omit it/,
+  },
   // mountOnFunction and the imports: a user's own function, another team's file system
   'mounting on a function without a VPC': {
     build: (s) => fileSystem(s).addAccessPoint('Ap').mountOnFunction(new lambda.Function(s, 'NoVpc', FN)),
