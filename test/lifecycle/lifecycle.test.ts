@@ -177,8 +177,8 @@ describe('mount targets keyed by AZ (defect 8)', () => {
 
   test('acceptBucketWarning is create-only: turning it on replaces the file system (CloudFormation\'s schema says so, not us)', () => {
     // GIVEN / WHEN the same app without and with acceptBucketWarning
-    const before = synthTemplates((app) => storage(app));
-    const after = synthTemplates((app) => storage(app, { acceptBucketWarning: true }));
+    const before = synthTemplates((a) => storage(a));
+    const after = synthTemplates((a) => storage(a, { acceptBucketWarning: true }));
     // THEN only the file system property changes, and the change replaces it
     const fsId = resourceId(after.Storage, 'AWS::S3Files::FileSystem', 'Files');
     expect(after.Storage.Resources[fsId].Properties.AcceptBucketWarning).toBe(true);
