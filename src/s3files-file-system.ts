@@ -24,6 +24,8 @@ import {
 } from './private/waiter-provider';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 
+/** CloudFormation takes 1 to 10 import rules per file system. */
+const MAX_IMPORT_DATA_RULES = 10;
 /** NFS port of the mount targets. */
 const NFS_PORT = 2049;
 /** The principal S3 Files uses to assume the service role (S3 Files is built on EFS). */
@@ -65,6 +67,28 @@ export class ImportTrigger {
  * Options for an S3 Files file system, everything except the VPC.
  * `S3FilesMountedFunction` accepts these to shape the file system it creates.
  */
+/**
+ * One rule for what S3 Files imports into its cache from the bucket, and when.
+ */
+export interface ImportDataRule {
+  /**
+   * The key prefix the rule applies to, as CloudFormation's `ImportDataRule.Prefix` takes it:
+   * `''` for everything, else ending with `/`; at most 1,024 characters.
+   * @default ''
+   */
+  readonly prefix?: string;
+  /**
+   * Files smaller than this are imported (0 to 48 TiB).
+   * @default Size.kibibytes(128)
+   */
+  readonly sizeLessThan?: Size;
+  /**
+   * When they are imported.
+   * @default ImportTrigger.ON_DIRECTORY_FIRST_ACCESS
+   */
+  readonly trigger?: ImportTrigger;
+}
+
 export interface S3FilesFileSystemOptions {
   /**
    * Subnets for the mount targets: one mount target per availability zone.
@@ -100,6 +124,13 @@ export interface S3FilesFileSystemOptions {
    * @default Size.kibibytes(128)
    */
   readonly importSizeThreshold?: Size;
+
+  /**
+   * Up to 10 import rules, each for its own key prefix. `importSizeThreshold` and `importTrigger`
+   * are shorthand for one rule with prefix `''`; give either those or this.
+   * @default - one rule: prefix '', `importSizeThreshold`, `importTrigger`
+   */
+  readonly importDataRules?: ImportDataRule[];
 
   /**
    * When data is imported into the cache.
@@ -879,24 +910,54 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   }
 
   private synchronizationConfiguration(props: S3FilesFileSystemOptions): s3files.CfnFileSystem.SynchronizationConfigurationProperty | undefined {
-    if (props.importSizeThreshold === undefined && props.importTrigger === undefined && props.expireAfterLastAccess === undefined) {
+    const shorthand = props.importSizeThreshold !== undefined || props.importTrigger !== undefined;
+    if (props.importDataRules === undefined && !shorthand && props.expireAfterLastAccess === undefined) {
       return undefined; // service defaults
     }
-    const sizeLessThan = validateImportSizeThreshold(this, props.importSizeThreshold ?? Size.kibibytes(128));
+    if (props.importDataRules !== undefined && shorthand) {
+      invalid(this, 'importDataRules', `${props.importDataRules.length} rule(s)`, 'importSizeThreshold and importTrigger are shorthand for one rule with prefix "", and both were given',
+        'put that rule into importDataRules (prefix "") and drop importSizeThreshold and importTrigger');
+    }
+    const rules = props.importDataRules ?? [{ prefix: '', sizeLessThan: props.importSizeThreshold, trigger: props.importTrigger }];
+    if (!Array.isArray(rules) || rules.length < 1 || rules.length > MAX_IMPORT_DATA_RULES) {
+      invalid(this, 'importDataRules', Array.isArray(rules) ? `${rules.length} rules` : rules, `S3 Files takes 1 to ${MAX_IMPORT_DATA_RULES} import rules`,
+        `give between 1 and ${MAX_IMPORT_DATA_RULES} rules (or omit importDataRules for the default)`);
+    }
+    const seen = new Set<string>();
+    const importDataRules = rules.map((rule, i) => {
+      // The single-rule props keep their own names in errors.
+      const name = (field: string, shorthandProp: string) => (props.importDataRules ? `importDataRules[${i}].${field}` : shorthandProp);
+      const prefix = rule.prefix ?? '';
+      validatePrefix(this, prefix, name('prefix', 'prefix'));
+      if (!Token.isUnresolved(prefix)) {
+        if (seen.has(prefix)) {
+          invalid(this, name('prefix', 'prefix'), prefix, 'two import rules have the same prefix', 'give each rule its own prefix');
+        }
+        seen.add(prefix);
+      }
+      const sizeLessThan = validateImportSizeThreshold(this, rule.sizeLessThan ?? Size.kibibytes(128), name('sizeLessThan', 'importSizeThreshold'));
+      const trigger = this.importTriggerValue(rule.trigger, name('trigger', 'importTrigger'));
+      return { prefix, sizeLessThan, trigger };
+    });
     const days = validateWholeDays(this, 'expireAfterLastAccess', props.expireAfterLastAccess ?? Duration.days(30), 1, 365);
-    const trigger = (props.importTrigger ?? ImportTrigger.ON_DIRECTORY_FIRST_ACCESS).value;
-    if (typeof trigger !== 'string') {
-      invalid(this, 'importTrigger', props.importTrigger, 'it must be an ImportTrigger', 'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
-    }
-    if (!Token.isUnresolved(trigger) && !/^[A-Z][A-Z_]*$/.test(trigger)) {
-      invalid(this, 'importTrigger', trigger, 'CloudFormation expects an upper-case value such as ON_FILE_ACCESS',
-        'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
-    }
     return {
-      importDataRules: [{ prefix: '', sizeLessThan, trigger }],
+      importDataRules,
       expirationDataRules: [{ daysAfterLastAccess: days }],
     };
   }
+
+  private importTriggerValue(value: ImportTrigger | undefined, prop: string): string {
+    const trigger = (value ?? ImportTrigger.ON_DIRECTORY_FIRST_ACCESS).value;
+    if (typeof trigger !== 'string') {
+      invalid(this, prop, value, 'it must be an ImportTrigger', 'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
+    }
+    if (!Token.isUnresolved(trigger) && !/^[A-Z][A-Z_]*$/.test(trigger)) {
+      invalid(this, prop, trigger, 'CloudFormation expects an upper-case value such as ON_FILE_ACCESS',
+        'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
+    }
+    return trigger;
+  }
+
 
   /** Default: private subnets (isolated ones count), one per AZ. Explicit: must already be one per AZ. */
   private selectMountTargetSubnets(selection?: ec2.SubnetSelection): Array<{ subnet: ec2.ISubnet; az: AzRef }> {

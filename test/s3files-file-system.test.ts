@@ -981,3 +981,43 @@ describe('S3FilesFileSystem: acceptBucketWarning', () => {
     expect(fsAccepting.Properties.AcceptBucketWarning).toBe(true);
   });
 });
+
+describe('S3FilesFileSystem: importDataRules', () => {
+  test('up to 10 rules, each with its own prefix, size and trigger, rendered in order', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', {
+      vpc: isolatedVpc(stack),
+      importDataRules: [
+        { prefix: '', sizeLessThan: Size.kibibytes(64) },
+        { prefix: 'hot/', sizeLessThan: Size.mebibytes(16), trigger: ImportTrigger.ON_FILE_ACCESS },
+        { prefix: 'archive/', sizeLessThan: Size.bytes(0) },
+      ],
+    });
+    // THEN
+    const [, fs] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystem');
+    expect(fs.Properties.SynchronizationConfiguration).toEqual({
+      ImportDataRules: [
+        { Prefix: '', SizeLessThan: 65536, Trigger: 'ON_DIRECTORY_FIRST_ACCESS' },
+        { Prefix: 'hot/', SizeLessThan: 16777216, Trigger: 'ON_FILE_ACCESS' },
+        { Prefix: 'archive/', SizeLessThan: 0, Trigger: 'ON_DIRECTORY_FIRST_ACCESS' },
+      ],
+      ExpirationDataRules: [{ DaysAfterLastAccess: 30 }],
+    });
+  });
+
+  test('clear errors: with the single-rule props, none or 11 rules, a repeated or malformed prefix, a size out of range', () => {
+    const build = (props: Record<string, unknown>) => () => {
+      const stack = newStack();
+      new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), ...props });
+    };
+    expect(build({ importDataRules: [{}], importSizeThreshold: Size.kibibytes(1) }))
+      .toThrow(/invalid importDataRules "1 rule\(s\)": importSizeThreshold and importTrigger are shorthand for one rule with prefix "".*Fix: put that rule into importDataRules/);
+    expect(build({ importDataRules: [] })).toThrow(/invalid importDataRules "0 rules": S3 Files takes 1 to 10 import rules/);
+    expect(build({ importDataRules: Array.from({ length: 11 }, (_, i) => ({ prefix: `p${i}/` })) })).toThrow(/invalid importDataRules "11 rules"/);
+    expect(build({ importDataRules: [{ prefix: 'a/' }, { prefix: 'a/' }] })).toThrow(/invalid importDataRules\[1\]\.prefix "a\/": two import rules have the same prefix/);
+    expect(build({ importDataRules: [{ prefix: 'logs' }] })).toThrow(/invalid importDataRules\[0\]\.prefix "logs": it must be empty or end with "\/"/);
+    expect(build({ importDataRules: [{ sizeLessThan: Size.tebibytes(49) }] })).toThrow(/invalid importDataRules\[0\]\.sizeLessThan "53876069761024 bytes"/);
+  });
+});

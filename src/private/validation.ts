@@ -62,21 +62,21 @@ export function validateMountPath(scope: IConstruct | string, mountPath: string)
 }
 
 /** The file system `Prefix`: '' (whole bucket) or a relative key prefix ending in '/'. */
-export function validatePrefix(scope: IConstruct, prefix: string): void {
-  requireString(scope, 'prefix', prefix, '"data/" or ""');
-  if (Token.isUnresolved(prefix)) return warnUnresolved(scope, 'prefix');
+export function validatePrefix(scope: IConstruct, prefix: string, prop = 'prefix'): void {
+  requireString(scope, prop, prefix, '"data/" or ""');
+  if (Token.isUnresolved(prefix)) return warnUnresolved(scope, prop);
   if (prefix === '') return;
   if (prefix.startsWith('/')) {
-    invalid(scope, 'prefix', prefix, 'S3 keys have no leading "/", so this prefix would match nothing', `drop the leading slash, e.g. "${prefix.replace(/^\/+/, '')}"`);
+    invalid(scope, prop, prefix, 'S3 keys have no leading "/", so this prefix would match nothing', `drop the leading slash, e.g. "${prefix.replace(/^\/+/, '')}"`);
   }
   if (!prefix.endsWith('/')) {
-    invalid(scope, 'prefix', prefix, 'it must be empty or end with "/"', `use "${prefix}/"`);
+    invalid(scope, prop, prefix, 'it must be empty or end with "/"', `use "${prefix}/"`);
   }
   if (prefix.length > 1024) {
-    invalid(scope, 'prefix', prefix, `it is ${prefix.length} characters long, the limit is 1024`, 'use a shorter prefix');
+    invalid(scope, prop, prefix, `it is ${prefix.length} characters long, the limit is 1024`, 'use a shorter prefix');
   }
   if (prefix.split('/').some((c, i, all) => c === '' && i < all.length - 1)) {
-    invalid(scope, 'prefix', prefix, 'it contains an empty path component ("//")', 'remove the duplicate slashes');
+    invalid(scope, prop, prefix, 'it contains an empty path component ("//")', 'remove the duplicate slashes');
   }
 }
 
@@ -133,12 +133,12 @@ export function validateAccessPointPath(scope: IConstruct, path: string): void {
 }
 
 /** Import threshold: bytes in 0..MAX_IMPORT_SIZE_BYTES. */
-export function validateImportSizeThreshold(scope: IConstruct, size: Size): number {
-  requireKind(scope, 'importSizeThreshold', size, 'toBytes', 'Size.kibibytes(128)');
+export function validateImportSizeThreshold(scope: IConstruct, size: Size, prop = 'importSizeThreshold'): number {
+  requireKind(scope, prop, size, 'toBytes', 'Size.kibibytes(128)');
   const bytes = size.toBytes();
   if (Token.isUnresolved(bytes)) return bytes;
   if (bytes < 0 || bytes > MAX_IMPORT_SIZE_BYTES) {
-    invalid(scope, 'importSizeThreshold', `${bytes} bytes`, `it must be between 0 and ${MAX_IMPORT_SIZE_BYTES} bytes`, 'use a size such as Size.kibibytes(128)');
+    invalid(scope, prop, `${bytes} bytes`, `it must be between 0 and ${MAX_IMPORT_SIZE_BYTES} bytes`, 'use a size such as Size.kibibytes(128)');
   }
   return bytes;
 }

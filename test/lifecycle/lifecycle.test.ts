@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import {
   changeSet, deletedByUpdate, dependsOnTransitively, findCycle, rightsAtCleanupDelete, synthTemplates, Template,
 } from './cfn';
-import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+import { ImportTrigger, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
 
 // Each test synthesizes an app before and after a change and checks what CloudFormation will do
 // between the two templates: what it replaces, removes and retains, and which rights a custom
@@ -184,6 +184,17 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     expect(after.Storage.Resources[fsId].Properties.AcceptBucketWarning).toBe(true);
     expect(before.Storage.Resources[fsId].Properties.AcceptBucketWarning).toBeUndefined();
     expect(changeSet(before.Storage, after.Storage).replaced).toContain(fsId);
+  });
+
+  test('import rules update in place: adding one changes the file system without replacing it', () => {
+    // GIVEN / WHEN one rule, then two
+    const before = synthTemplates((a) => storage(a, { importDataRules: [{ prefix: '' }] }));
+    const after = synthTemplates((a) => storage(a, { importDataRules: [{ prefix: '' }, { prefix: 'hot/', trigger: ImportTrigger.ON_FILE_ACCESS }] }));
+    // THEN
+    const fsId = resourceId(after.Storage, 'AWS::S3Files::FileSystem', 'Files');
+    const changes = changeSet(before.Storage, after.Storage);
+    expect(changes.replaced).toEqual([]);
+    expect(changes.updated).toContain(fsId);
   });
 
   test('dropping the first AZ removes its mount target only; the other is neither replaced nor renamed', () => {
