@@ -37,16 +37,27 @@ function schemaDir(): string {
   return path.join(lib, python, 'site-packages', 'cfnlint', 'data', 'schemas');
 }
 
+/** The resource schema cfn-lint bundles for a type. */
+function resourceSchema(type: string): any {
+  const dir = schemaDir();
+  schemaIndex ??= JSON.parse(fs.readFileSync(path.join(dir, 'providers', 'us-east-1.json'), 'utf8'));
+  const hash = schemaIndex![type];
+  if (!hash) throw new Error(`no cfn-lint schema for ${type}`);
+  return JSON.parse(fs.readFileSync(path.join(dir, 'resources', `${hash}.json`), 'utf8'));
+}
+
+/** Whether CloudFormation's schema gives a resource type a `Tags` property (custom resources: no). */
+export function isTaggable(type: string): boolean {
+  if (type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource') return false;
+  return 'Tags' in (resourceSchema(type).properties ?? {});
+}
+
 /** Create-only property paths of a resource type (e.g. [['SubnetId'], ['RootDirectory', 'Path']]). */
 export function createOnlyProperties(type: string): string[][] {
   if (type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource') return [];
   const cached = createOnlyCache.get(type);
   if (cached) return cached;
-  const dir = schemaDir();
-  schemaIndex ??= JSON.parse(fs.readFileSync(path.join(dir, 'providers', 'us-east-1.json'), 'utf8'));
-  const hash = schemaIndex![type];
-  if (!hash) throw new Error(`no cfn-lint schema for ${type}`);
-  const schema = JSON.parse(fs.readFileSync(path.join(dir, 'resources', `${hash}.json`), 'utf8'));
+  const schema = resourceSchema(type);
   const paths = (schema.createOnlyProperties ?? []).map((p: string) => p.replace(/^\/properties\//, '').split('/'));
   createOnlyCache.set(type, paths);
   return paths;

@@ -1,10 +1,10 @@
-import { App, NestedStack, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { App, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
-  changeSet, deletedByUpdate, dependsOnTransitively, findCycle, rightsAtCleanupDelete, synthTemplates, Template,
+  changeSet, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete, synthTemplates, Template,
 } from './cfn';
 import { ImportTrigger, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
 
@@ -343,4 +343,36 @@ describe('capacity: 200 functions over several stacks on one file system', () =>
       expect(JSON.stringify(t).length).toBeLessThan(1_000_000);
     }
   }, 300_000);
+});
+
+describe('tags', () => {
+  test('Tags.of(app) reaches every resource whose CloudFormation schema has Tags, in storage, compute and nested stacks', () => {
+    // GIVEN storage, compute (sibling and nested) with the L3, a user's own function and an access point
+    const templates = synthTemplates((app) => {
+      const { stack, fileSystem } = storage(app, { removalPolicy: RemovalPolicy.DESTROY });
+      const compute = new Stack(app, 'Compute');
+      const shared = new S3FilesAccessPoint(compute, 'Shared', { fileSystem, path: '/shared' });
+      new S3FilesMountedFunction(compute, 'Writer', { ...FN, accessPoint: shared });
+      shared.mountOnFunction(new lambda.Function(compute, 'UsersOwn', { ...FN, vpc: fileSystem.vpc }));
+      new S3FilesMountedFunction(new NestedStack(stack, 'Workers'), 'Worker', { ...FN, fileSystem });
+      // WHEN
+      Tags.of(app).add('team', 'data');
+    });
+    // THEN every taggable resource carries the tag, whatever its type (the schema decides, not a list of ours)
+    const untagged: string[] = [];
+    let taggable = 0;
+    for (const [name, t] of Object.entries(templates)) {
+      for (const [id, r] of Object.entries(t.Resources)) {
+        if (!isTaggable(r.Type)) continue;
+        taggable++;
+        if (!JSON.stringify(r.Properties?.Tags ?? []).includes('"team"')) untagged.push(`${name}/${id} (${r.Type})`);
+      }
+    }
+    expect(untagged).toEqual([]);
+    expect(taggable).toBeGreaterThan(20);
+    // AND the S3 Files resources that can carry tags are among them
+    const types = new Set(Object.values(templates).flatMap((t) => Object.values(t.Resources).map((r) => r.Type)));
+    expect(['AWS::S3Files::FileSystem', 'AWS::S3Files::AccessPoint'].every((type) => types.has(type) && isTaggable(type))).toBe(true);
+    expect(isTaggable('AWS::S3Files::MountTarget')).toBe(false);
+  });
 });
