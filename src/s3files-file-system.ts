@@ -674,17 +674,9 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    * @internal
    */
   public _checkAzCoverage(scope: IConstruct, prop: string, subnets: ec2.ISubnet[]): void {
-    const missing = this.mountTargetAzs.missing(Stack.of(scope), subnets);
-    if (missing.unknown) {
-      Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-        `The availability zones of ${prop} or of the mount targets of ${this.node.path} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
-    }
-    if (missing.azs.length > 0) {
-      invalid(scope, prop, missing.azs.join(', '),
-        `${this.node.path} has mount targets only in ${this.mountTargetAzs.labels.join(', ')}, and a client needs a mount target in every AZ it runs in`,
-        `select subnets in ${this.mountTargetAzs.labels.join(', ')} only, or add those AZs to the file system's vpcSubnets`);
-    }
+    this.mountTargetAzs.check(scope, prop, subnets, this.node.path, ', or add those AZs to the file system\'s vpcSubnets');
   }
+
 
   /**
    * A waiter (on `provider`, in the stack of `scope`) for this file system's mount targets and the
@@ -1094,6 +1086,23 @@ class AzCoverage {
     return this.azs.map(az => az.label);
   }
 
+  /**
+   * Fails when a client's subnets are in an AZ without a mount target of `owner` (Lambda rejects
+   * such a function at deploy time); warns when the AZs are only known at deploy time.
+   */
+  check(scope: IConstruct, prop: string, subnets: ec2.ISubnet[], owner: string, moreFix = ''): void {
+    const missing = this.missing(Stack.of(scope), subnets);
+    if (missing.unknown) {
+      Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
+        `The availability zones of ${prop} or of the mount targets of ${owner} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
+    }
+    if (missing.azs.length > 0) {
+      invalid(scope, prop, missing.azs.join(', '),
+        `${owner} has mount targets only in ${this.labels.join(', ')}, and a client needs a mount target in every AZ it runs in`,
+        `select subnets in ${this.labels.join(', ')} only${moreFix}`);
+    }
+  }
+
   missing(stack: Stack, subnets: ec2.ISubnet[]): { azs: string[]; unknown: boolean } {
     const have = new Set(this.azs.map(az => az.key));
     let unknown = this.azs.some(az => !az.comparable);
@@ -1154,20 +1163,9 @@ class ImportedFileSystem extends S3FilesFileSystemBase {
       bucket: this.attrs.bucket,
       prefix: this.attrs.prefix ?? '',
       encryptionKey: this.attrs.encryptionKey ?? this.attrs.bucket?.encryptionKey,
+      // The same check as for a file system of this app, on the AZs the attributes name.
       checkAzCoverage: (scope, prop, subnets) => {
-        if (!azs) return;
-        const known = azs.filter((az) => !Token.isUnresolved(az));
-        const clientAzs = subnets.map((subnet) => subnet.availabilityZone);
-        if (known.length < azs.length || clientAzs.some((az) => Token.isUnresolved(az))) {
-          Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-            `The availability zones of ${prop} or of the mount targets of ${this.node.path} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
-          return;
-        }
-        const missing = [...new Set(clientAzs.filter((az) => !known.includes(az)))];
-        if (missing.length > 0) {
-          invalid(scope, prop, missing.join(', '), `${this.node.path} has mount targets only in ${known.join(', ')}, and a client needs a mount target in every AZ it runs in`,
-            `select subnets in ${known.join(', ')} only`);
-        }
+        if (azs) new AzCoverage(azs.map((az) => azRef(Stack.of(this), az))).check(scope, prop, subnets, this.node.path);
       },
     };
   }
