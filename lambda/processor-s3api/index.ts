@@ -35,7 +35,7 @@ import {
 import { s3Client } from '../shared/aws';
 import {
   chunkDeadline, chunkSizeFor, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult,
-  requireEnv, roundTimings, take, timed,
+  requireEnv, roundTimings, timed, whenSet, workInChunks,
 } from '../shared/common';
 import { DEFAULT_LEASE_SECONDS, Lease, LeaseStore, parseLeaseRecord } from '../shared/lease';
 import { encodeCopySource, inProgressNameReason, unrepresentableKeyReason } from '../shared/names';
@@ -217,7 +217,6 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
   let skippedClaimed = 0;
   let vanished = 0;
   let recovered = 0;
-  let deferred = false;
 
   const lease = new Lease(new S3LeaseStore(client, bucket, `${LEASES_PREFIX}${claimName}`), {
     owner: claimName, ttlMs: opts.leaseMs ?? DEFAULT_LEASE_SECONDS * 1000, log,
@@ -371,33 +370,16 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
 
   // End to end in chunks (claim -> read -> write -> delete), so a run that meets its deadline has
   // finished whole files instead of reading everything and moving nothing.
-  const source = items();
+  let deferred: boolean;
   try {
-    for (;;) {
-      if (now() >= (opts.deadline ?? Infinity)) {
-        deferred = (await take(source, 1)).length > 0;
-        if (deferred) log('deadline near: leaving the rest for the next invocation', {});
-        break;
-      }
-      const chunk = await timed(timings, 'listMs', () => take(source, chunkSizeFor(opts.concurrency)));
-      if (chunk.length === 0) break;
-      await processChunk(chunk);
-    }
+    deferred = await workInChunks(items(), { size: chunkSizeFor(opts.concurrency), deadline: opts.deadline, now, timings, log }, processChunk);
   } finally {
-    await source.return(undefined);
     await lease.stop();
   }
 
   timings.totalMs = performance.now() - t0;
   return {
-    files: moved,
-    errors,
-    timings: roundTimings(timings),
-    concurrency: opts.concurrency,
-    ...(deferred ? { deferred } : {}),
-    ...(recovered ? { recovered } : {}),
-    ...(skippedClaimed ? { skippedClaimed } : {}),
-    ...(vanished ? { vanished } : {}),
+    files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...whenSet({ deferred, recovered, skippedClaimed, vanished }),
   };
 }
 

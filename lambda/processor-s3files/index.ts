@@ -34,7 +34,7 @@ import { performance } from 'node:perf_hooks';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   chunkDeadline, chunkSizeFor, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult,
-  requireEnv, roundTimings, take, timed,
+  requireEnv, roundTimings, timed, whenSet, workInChunks,
 } from '../shared/common';
 import { DEFAULT_LEASE_SECONDS, Lease, LeaseLost, LeaseStore, parseLeaseRecord } from '../shared/lease';
 import { inProgressNameReason, resultNameReason, unsafeNameReason } from '../shared/names';
@@ -453,23 +453,9 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
     // Work in chunks: claim a chunk, then read, write and publish it. Invocations sharing an inbox
     // interleave their claims and share the work; a crash strands at most one chunk of claims,
     // which a later run takes over when the lease expires. Near the deadline claim nothing more.
-    const source = candidates();
-    const size = chunkSizeFor(opts.concurrency);
-    try {
-      for (;;) {
-        if (now() >= (opts.deadline ?? Infinity)) {
-          deferred = (await take(source, 1)).length > 0;
-          if (deferred) log('deadline near: leaving the rest for the next invocation', {});
-          break;
-        }
-        lease.assertHeld();
-        const chunk = await timed(timings, 'listMs', () => take(source, size));
-        if (chunk.length === 0) break;
-        await processChunk(chunk);
-      }
-    } finally {
-      await source.return(undefined);
-    }
+    deferred = await workInChunks(candidates(), {
+      size: chunkSizeFor(opts.concurrency), deadline: opts.deadline, now, timings, log, beforeChunk: () => lease.assertHeld(),
+    }, processChunk);
     await timed(timings, 'renameMs', () => syncDir(processed));
   } catch (e) {
     if (!(e instanceof LeaseLost)) throw e;
@@ -485,14 +471,7 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
 
   timings.totalMs = performance.now() - t0;
   return {
-    files: moved,
-    errors,
-    timings: roundTimings(timings),
-    concurrency: opts.concurrency,
-    ...(deferred ? { deferred } : {}),
-    ...(recovered ? { recovered } : {}),
-    ...(superseded ? { superseded } : {}),
-    ...(stopped ? { stopped } : {}),
+    files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...whenSet({ deferred, recovered, superseded, stopped }),
   };
 }
 

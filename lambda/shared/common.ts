@@ -51,8 +51,49 @@ export function chunkSizeFor(concurrency: number): number {
   return Math.max(64, concurrency * 8);
 }
 
+export interface ChunkLoopOptions {
+  /** Items per chunk. */
+  readonly size: number;
+  /** Epoch ms after which no new chunk starts (default: none). */
+  readonly deadline?: number;
+  readonly now: () => number;
+  /** Taking a chunk from the source is listing: its time goes to `listMs`. */
+  readonly timings: Timings;
+  readonly log: (message: string, extra: Record<string, unknown>) => void;
+  /** Runs before each chunk is taken; may throw to stop (a lease check). */
+  readonly beforeChunk?: () => void;
+}
+
+/**
+ * Feeds `source` to `work` a chunk at a time, each chunk end to end, until the source is exhausted
+ * or the deadline is reached, so a run that meets its deadline has finished whole files. Closes the
+ * source in every case. Returns true when the deadline left items for the next invocation.
+ */
+export async function workInChunks<T>(source: AsyncGenerator<T>, opts: ChunkLoopOptions, work: (chunk: T[]) => Promise<void>): Promise<boolean> {
+  try {
+    for (;;) {
+      if (opts.now() >= (opts.deadline ?? Infinity)) {
+        const deferred = (await take(source, 1)).length > 0;
+        if (deferred) opts.log('deadline near: leaving the rest for the next invocation', {});
+        return deferred;
+      }
+      opts.beforeChunk?.();
+      const chunk = await timed(opts.timings, 'listMs', () => take(source, opts.size));
+      if (chunk.length === 0) return false;
+      await work(chunk);
+    }
+  } finally {
+    await source.return(undefined);
+  }
+}
+
+/** The result's optional fields, each only when it is set (neither zero, false nor undefined). */
+export function whenSet<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== 0 && v !== false)) as Partial<T>;
+}
+
 /** Up to `count` items from `source` (fewer only when it is exhausted). */
-export async function take<T>(source: AsyncIterator<T>, count: number): Promise<T[]> {
+async function take<T>(source: AsyncIterator<T>, count: number): Promise<T[]> {
   const out: T[] = [];
   while (out.length < count) {
     const next = await source.next();
