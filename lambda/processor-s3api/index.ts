@@ -379,7 +379,11 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
 
   timings.totalMs = performance.now() - t0;
   return {
-    files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...whenSet({ deferred, recovered, skippedClaimed, vanished }),
+    files: moved,
+    errors,
+    timings: roundTimings(timings),
+    concurrency: opts.concurrency,
+    ...whenSet({ deferred, recovered, skippedClaimed, vanished }),
   };
 }
 

@@ -471,7 +471,11 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
 
   timings.totalMs = performance.now() - t0;
   return {
-    files: moved, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...whenSet({ deferred, recovered, superseded, stopped }),
+    files: moved,
+    errors,
+    timings: roundTimings(timings),
+    concurrency: opts.concurrency,
+    ...whenSet({ deferred, recovered, superseded, stopped }),
   };
 }
 
