@@ -1,5 +1,6 @@
 /** Small helpers shared by the handler tests (not a test file itself). */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -39,4 +40,44 @@ export function emfMetrics(lines: string[]): Record<string, unknown>[] {
       return [];
     }
   });
+}
+
+/** Only root can start a child process as another user. */
+export const RUNS_AS_ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/**
+ * Runs bundled handlers (what deploys) in child processes as the access point's user, uid 1000,
+ * from world-readable temp dirs (the checkout itself may be private to root). `cleanup()` removes them.
+ */
+export class AccessPointUser {
+  private readonly dirs: string[] = [];
+
+  /** A world-readable temp dir, owned by `owner` when given (as the access point root is). */
+  public dir(owner?: number): string {
+    const d = mkdtempSync(join(tmpdir(), 's3files-uid-'));
+    chmodSync(d, 0o755);
+    if (owner !== undefined) chownSync(d, owner, owner);
+    this.dirs.push(d);
+    return d;
+  }
+
+  /** Runs assets/lambda/<handler>/index/index.js as uid/gid 1000 with MOUNT_PATH; `result` is what the handler returned. */
+  public run(handler: string, mountPath: string): { status: number | null; result?: any; stdout: string; stderr: string } {
+    const code = this.dir();
+    copyFileSync(join(__dirname, '..', '..', 'assets', 'lambda', handler, 'index', 'index.js'), join(code, 'index.js'));
+    const script = 'require(process.argv[1]).handler({}).then((r) => console.log("RESULT:" + JSON.stringify(r)), (e) => { console.error("ERROR:" + e.message); process.exit(1); })';
+    const r = spawnSync(process.execPath, ['-e', script, join(code, 'index.js')], {
+      uid: 1000,
+      gid: 1000,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH, MOUNT_PATH: mountPath, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    });
+    const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT:'));
+    return { status: r.status, result: line ? JSON.parse(line.slice('RESULT:'.length)) : undefined, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  public cleanup(): void {
+    this.dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+  }
 }

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { list, tempMount } from './helpers';
+import { AccessPointUser, list, RUNS_AS_ROOT, tempMount } from './helpers';
 import { handler } from '../../lambda/prepare-directories/index';
 
 describe('prepare-directories on a real directory', () => {
@@ -36,33 +35,11 @@ describe('prepare-directories on a real directory', () => {
 
 describe('the integ app set-up end to end as the access point user (uid 1000): files uploaded through the S3 API are processed', () => {
   // The bundled handlers run as uid 1000 (the access point's user); the test plays S3 as root.
-  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const assets = join(__dirname, '..', '..', 'assets', 'lambda');
-  const dirs: string[] = [];
-  afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-  function shared(owner?: number): string {
-    const d = fs.mkdtempSync(join(tmpdir(), 's3files-prepare-'));
-    fs.chmodSync(d, 0o755);
-    if (owner !== undefined) fs.chownSync(d, owner, owner);
-    dirs.push(d);
-    return d;
-  }
-
-  function runAsUser(handlerName: string, mountPath: string): { status: number | null; result?: any; stderr: string } {
-    const code = shared();
-    fs.copyFileSync(join(assets, handlerName, 'index', 'index.js'), join(code, 'index.js'));
-    const script = 'require(process.argv[1]).handler({}).then((r) => console.log("RESULT:" + JSON.stringify(r)), (e) => { console.error("ERROR:" + e.message); process.exit(1); })';
-    const r = spawnSync(process.execPath, ['-e', script, join(code, 'index.js')], {
-      uid: 1000,
-      gid: 1000,
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { PATH: process.env.PATH, MOUNT_PATH: mountPath, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    });
-    const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT:'));
-    return { status: r.status, result: line ? JSON.parse(line.slice('RESULT:'.length)) : undefined, stderr: r.stderr };
-  }
+  const asRoot = RUNS_AS_ROOT;
+  const user = new AccessPointUser();
+  afterEach(() => user.cleanup());
+  const shared = (owner?: number) => user.dir(owner);
+  const runAsUser = (handlerName: string, mountPath: string) => user.run(handlerName, mountPath);
 
   (asRoot ? test : test.skip)('deploy-time preparation, then an S3 upload (root-owned file), then the processor: processed', () => {
     // GIVEN the access point root, owned by its user (CreationPermissions), and the deploy-time trigger run

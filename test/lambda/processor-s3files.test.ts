@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { captureStdout, emfMetrics, list, tempMount } from './helpers';
+import { AccessPointUser, captureStdout, emfMetrics, list, RUNS_AS_ROOT, tempMount } from './helpers';
 import { handler, processMount } from '../../lambda/processor-s3files/index';
 
 // A configurable copy of fs/promises, so single calls can be made to fail (the real one is frozen).
@@ -610,33 +608,11 @@ describe('processor-s3files on a real directory', () => {
 describe('processor-s3files as a non-root access point user (uid 1000) on S3-born directories', () => {
   // The bundled handler (what deploys) runs in a child process as uid 1000, the library's default
   // access point user. Only root can start a child as another user.
-  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const bundle = join(__dirname, '..', '..', 'assets', 'lambda', 'processor-s3files', 'index', 'index.js');
-  const dirs: string[] = [];
-  afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-  /** A world-readable temp dir (the checkout itself may be private to root). */
-  function shared(owner?: number): string {
-    const d = fs.mkdtempSync(join(tmpdir(), 's3files-uid-'));
-    fs.chmodSync(d, 0o755);
-    if (owner !== undefined) fs.chownSync(d, owner, owner);
-    dirs.push(d);
-    return d;
-  }
-
-  function runAsUser(mountPath: string): { status: number | null; stdout: string; stderr: string } {
-    const code = shared();
-    fs.copyFileSync(bundle, join(code, 'index.js'));
-    const script = 'require(process.argv[1]).handler({}).then((r) => console.log("RESULT:" + JSON.stringify(r)), (e) => { console.error("ERROR:" + e.message); process.exit(1); })';
-    const r = spawnSync(process.execPath, ['-e', script, join(code, 'index.js')], {
-      uid: 1000,
-      gid: 1000,
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { PATH: process.env.PATH, MOUNT_PATH: mountPath, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  }
+  const asRoot = RUNS_AS_ROOT;
+  const user = new AccessPointUser();
+  afterEach(() => user.cleanup());
+  const shared = (owner?: number) => user.dir(owner);
+  const runAsUser = (mountPath: string) => user.run('processor-s3files', mountPath);
 
   (asRoot ? test : test.skip)('an inbox/ created through the S3 API (root:root 0755) fails the run with the owner, the mode and the fix', () => {
     // GIVEN the access point root owned by uid 1000, and inbox/ plus a file created by "S3" (root)
