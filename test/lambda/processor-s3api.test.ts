@@ -46,6 +46,16 @@ async function get(Bucket: string, Key: string): Promise<Buffer> {
 /** The data and the metadata of a result (`processed/<name>/<name>` and `.meta.json`). */
 const resultData = async (Bucket: string, name: string) => (await get(Bucket, `processed/${name}/${name}`)).toString();
 const resultMeta = async (Bucket: string, name: string) => JSON.parse((await get(Bucket, `processed/${name}/${name}.meta.json`)).toString());
+/** A client of its own that runs `before` on each command before sending it (to act between the processor's calls). */
+function clientWith(before: (cmd: any) => unknown): S3Client {
+  const client = new S3Client({ forcePathStyle: true });
+  const realSend = client.send.bind(client);
+  jest.spyOn(client, 'send').mockImplementation((async (cmd: any) => {
+    await before(cmd);
+    return realSend(cmd);
+  }) as never);
+  return client;
+}
 async function keys(Bucket: string, Prefix: string): Promise<string[]> {
   const out: string[] = [];
   for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket, Prefix })) out.push(...(page.Contents ?? []).map((o) => o.Key!));
@@ -85,16 +95,13 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     // GIVEN report.txt in the inbox, and a producer that uploads a new version while the processor reads
     const bucket = await newBucket();
     await put(bucket, 'inbox/report.txt', 'first');
-    const client = new S3Client({ forcePathStyle: true });
-    const realSend = client.send.bind(client);
     let uploaded = false;
-    jest.spyOn(client, 'send').mockImplementation((async (cmd: any) => {
+    const client = clientWith(async (cmd) => {
       if (cmd instanceof GetObjectCommand && !uploaded) {
         uploaded = true;
         await put(bucket, 'inbox/report.txt', 'second upload');
       }
-      return realSend(cmd);
-    }) as never);
+    });
     // WHEN the processor runs twice
     const first = await processBucket({ client, bucket, concurrency: 1 });
     const afterFirst = await resultData(bucket, 'report.txt');
@@ -193,13 +200,8 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     const bucket = await newBucket();
     await mapPool(Array.from({ length: 100 }, (_, i) => i), 16, (i) => put(bucket, `inbox/k${String(i).padStart(3, '0')}.txt`, `key ${i}\n`));
     for (let v = 1; v <= 5; v++) await put(bucket, 'inbox/k007.txt', `version ${v} of seven\n`);
-    const client = new S3Client({ forcePathStyle: true });
     const sent: string[] = [];
-    const realSend = client.send.bind(client);
-    jest.spyOn(client, 'send').mockImplementation(((cmd: any) => {
-      sent.push(cmd.constructor.name);
-      return realSend(cmd);
-    }) as never);
+    const client = clientWith((cmd) => sent.push(cmd.constructor.name));
     // WHEN (chunks of 64 files at concurrency 1)
     const result = await processBucket({ client, bucket, concurrency: 1, listPageSize: 8 });
     client.destroy();
@@ -304,18 +306,15 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     const bucket = await newBucket();
     await put(bucket, 'inbox/gone.txt', 'x\n');
     await put(bucket, 'inbox/stays.txt', 'y\n');
-    const client = new S3Client({ forcePathStyle: true });
-    const realSend = client.send.bind(client);
     let deleted = false;
-    jest.spyOn(client, 'send').mockImplementation((async (cmd: any) => {
+    const client = clientWith(async (cmd) => {
       if (cmd instanceof GetObjectCommand && !deleted) {
         deleted = true;
         // Gone for good: every version deleted (a plain delete would only add a delete marker).
         const listed = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/gone.txt' }));
         for (const v of listed.Versions ?? []) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: v.Key!, VersionId: v.VersionId }));
       }
-      return realSend(cmd);
-    }) as never);
+    });
     // WHEN
     const result = await processBucket({ client, bucket, concurrency: 1 });
     // THEN
