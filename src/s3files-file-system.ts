@@ -64,9 +64,31 @@ export class ImportTrigger {
 }
 
 /**
- * Options for an S3 Files file system, everything except the VPC.
- * `S3FilesMountedFunction` accepts these to shape the file system it creates.
+ * The IP addresses a mount target gets in its subnet (CloudFormation `IpAddressType`).
+ * It must match the subnets: IPv6 needs subnets with an IPv6 CIDR block, IPv4 needs an IPv4 one.
  */
+export class MountTargetIpAddressType {
+  /** An IPv4 address only (the service default). */
+  public static readonly IPV4_ONLY = new MountTargetIpAddressType('IPV4_ONLY');
+  /** An IPv6 address only: the subnets need an IPv6 CIDR block. */
+  public static readonly IPV6_ONLY = new MountTargetIpAddressType('IPV6_ONLY');
+  /** Both an IPv4 and an IPv6 address: the subnets need both kinds of CIDR block. */
+  public static readonly DUAL_STACK = new MountTargetIpAddressType('DUAL_STACK');
+
+  /**
+   * Escape hatch for a value newer than this library.
+   * @param value the CloudFormation `IpAddressType` value
+   */
+  public static of(value: string): MountTargetIpAddressType {
+    return new MountTargetIpAddressType(value);
+  }
+
+  /**
+   * @param value the CloudFormation `IpAddressType` value
+   */
+  private constructor(public readonly value: string) {}
+}
+
 /**
  * One rule for what S3 Files imports into its cache from the bucket, and when.
  */
@@ -89,6 +111,10 @@ export interface ImportDataRule {
   readonly trigger?: ImportTrigger;
 }
 
+/**
+ * Options for an S3 Files file system, everything except the VPC.
+ * `S3FilesMountedFunction` accepts these to shape the file system it creates.
+ */
 export interface S3FilesFileSystemOptions {
   /**
    * Subnets for the mount targets: one mount target per availability zone.
@@ -100,7 +126,7 @@ export interface S3FilesFileSystemOptions {
   /**
    * The general-purpose bucket to present as a file system. Versioning must be enabled;
    * for an imported bucket it is verified at deploy time.
-   * @default - a new bucket: versioned, SSE-S3 (SSE-KMS with `encryptionKey`), public access
+   * @default - a new bucket: versioned, SSE-S3 (SSE-KMS with `bucketEncryptionKey`), public access
    * blocked, bucket owner enforced, TLS-only, noncurrent versions expire
    */
   readonly bucket?: s3.IBucket;
@@ -116,7 +142,28 @@ export interface S3FilesFileSystemOptions {
    * (restricted with `kms:ViaService` to S3). For a new bucket, the bucket is encrypted with it.
    * @default - the bucket's own `encryptionKey` if known, else none (SSE-S3)
    */
-  readonly encryptionKey?: kms.IKey;
+  readonly bucketEncryptionKey?: kms.IKey;
+
+  /**
+   * The customer managed KMS key that encrypts the file system's own storage (file data and
+   * metadata at rest in the file system, CloudFormation `KmsKeyId`). It is not the bucket's key:
+   * objects in the bucket stay encrypted as the bucket says (`bucketEncryptionKey`). The key must
+   * be in the file system's region, and the principal that deploys the stack needs
+   * `kms:DescribeKey`, `kms:GenerateDataKeyWithoutPlaintext` and `kms:CreateGrant` on it (a key's
+   * default policy lets the account's IAM policies grant them). Create-only: changing it replaces
+   * the file system.
+   * @see https://docs.aws.amazon.com/AmazonS3/latest/userguide/s3-files-encryption.html
+   * @default - an AWS owned key
+   */
+  readonly fileSystemEncryptionKey?: kms.IKey;
+
+  /**
+   * The IP addresses of the mount targets. Checked against the subnets this app defines (an IPv6
+   * mount target needs a subnet with an IPv6 CIDR block); imported subnets are checked at deploy
+   * time. Create-only: changing it replaces the mount targets.
+   * @default MountTargetIpAddressType.IPV4_ONLY
+   */
+  readonly mountTargetIpAddressType?: MountTargetIpAddressType;
 
   /**
    * Objects smaller than this are imported into the file system cache; larger reads are
@@ -309,7 +356,7 @@ export interface S3FilesFileSystemAttributes {
    * The bucket's SSE-KMS key, for the `kms:Decrypt` part of the direct-read grant.
    * @default - the bucket's `encryptionKey`, if any
    */
-  readonly encryptionKey?: kms.IKey;
+  readonly bucketEncryptionKey?: kms.IKey;
 }
 
 /** Marks the library's own file system classes (not `instanceof`: a second copy of the library may be loaded). */
@@ -435,7 +482,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   /** The key prefix of the bucket the file system presents ('' = whole bucket). */
   public readonly prefix: string;
   /** The bucket's SSE-KMS key, when known. */
-  public readonly encryptionKey?: kms.IKey;
+  public readonly bucketEncryptionKey?: kms.IKey;
   /** The role S3 Files assumes to synchronise with the bucket. */
   public readonly serviceRole: iam.IRole;
   /** Network access to the mount targets (default port TCP 2049). */
@@ -494,7 +541,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       invalid(this, 'noncurrentVersionExpiration', props.noncurrentVersionExpiration,
         'it only applies to a bucket this construct creates, but `bucket` was given', 'configure the lifecycle on your bucket and drop noncurrentVersionExpiration');
     }
-    this.encryptionKey = props.encryptionKey ?? props.bucket?.encryptionKey;
+    this.bucketEncryptionKey = props.bucketEncryptionKey ?? props.bucket?.encryptionKey;
     this.bucket = props.bucket ?? this.createBucket(props);
     this.checkBucketLocation();
 
@@ -518,6 +565,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       bucket: this.bucket.bucketArn,
       roleArn: role.roleArn,
       prefix: this.prefix === '' ? undefined : this.prefix,
+      kmsKeyId: this.fileSystemKeyId(props.fileSystemEncryptionKey),
       synchronizationConfiguration: this.synchronizationConfiguration(props),
       // Only when set: omitting it keeps the templates of everyone who never asked for it unchanged.
       acceptBucketWarning: this.acceptBucketWarning(props.acceptBucketWarning),
@@ -540,7 +588,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // ---- delete guard: everything using the file system depends on it, so on deletion it runs
     // after they are gone and deletes the file system itself (DESTROY only), without forceDelete.
     const provider = S3FilesWaiterProvider.getOrCreate(this);
-    ({ guard: this.deleteGuard, policy: this.handlerPolicy } = this.createDeleteGuard(provider, role));
+    ({ guard: this.deleteGuard, policy: this.handlerPolicy } = this.createDeleteGuard(provider, role, props));
 
     // ---- network: one client group; one rule on the mount-target group, whatever the number of clients
     const securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
@@ -560,11 +608,18 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // ---- mount targets, keyed by AZ: dropping one AZ leaves the others' logical ids alone
     const targets = this.selectMountTargetSubnets(props.vpcSubnets);
     this.mountTargetAzs = new AzCoverage(targets.map(t => t.az));
+    const ipAddressType = props.mountTargetIpAddressType;
+    if (ipAddressType !== undefined && typeof (ipAddressType as Partial<MountTargetIpAddressType>)?.value !== 'string') {
+      invalid(this, 'mountTargetIpAddressType', ipAddressType, 'it must be a MountTargetIpAddressType, not a string',
+        'use MountTargetIpAddressType.DUAL_STACK (or IPV4_ONLY, IPV6_ONLY, or MountTargetIpAddressType.of(value) for a newer value)');
+    }
+    if (ipAddressType) targets.forEach(({ subnet }) => checkSubnetIpFamilies(this, subnet, ipAddressType));
     const mountTargets = targets.map(({ subnet, az }) => {
       const mt = new s3files.CfnMountTarget(this, `MountTarget${az.key}`, {
         fileSystemId: this.fileSystemId,
         subnetId: subnet.subnetId,
         securityGroups: [securityGroup.securityGroupId],
+        ipAddressType: ipAddressType?.value,
       });
       mt.node.addDependency(this.deleteGuard);
       return mt;
@@ -612,7 +667,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       clientSecurityGroup: this.clientSecurityGroup,
       bucket: this.bucket,
       prefix: this.prefix,
-      encryptionKey: this.encryptionKey,
+      bucketEncryptionKey: this.bucketEncryptionKey,
       policyDependable: this.policyResource,
       checkAzCoverage: (scope, prop, subnets) => this._checkAzCoverage(scope, prop, subnets),
     };
@@ -701,6 +756,24 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     });
   }
 
+  /** The key's ARN; a literal ARN in another region than the stack's is refused (the service needs the file system's region). */
+  private fileSystemKeyId(key: kms.IKey | undefined): string | undefined {
+    if (!key) return undefined;
+    const arn: unknown = (key as Partial<kms.IKey>).keyArn;
+    if (typeof arn !== 'string') {
+      invalid(this, 'fileSystemEncryptionKey', key, 'it must be a KMS key object, not its id or ARN', 'pass kms.Key.fromKeyArn(scope, \'Key\', keyArn), or a key this app creates');
+    }
+    const region = Stack.of(this).region;
+    if (!Token.isUnresolved(arn) && !Token.isUnresolved(region)) {
+      const keyRegion = arn.split(':')[3];
+      if (keyRegion && keyRegion !== region) {
+        invalid(this, 'fileSystemEncryptionKey', arn, `the key is in ${keyRegion} but the file system is in ${region}, and S3 Files needs a key in the file system's region`,
+          `use a key (or a multi-Region replica) in ${region}`);
+      }
+    }
+    return arn;
+  }
+
   private acceptBucketWarning(value: unknown): true | undefined {
     if (value === undefined || value === false) return undefined;
     if (value === true || Token.isUnresolved(value)) return value as true;
@@ -711,9 +784,9 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     const noncurrentDays = validateWholeDays(this, 'noncurrentVersionExpiration', props.noncurrentVersionExpiration ?? Duration.days(30), 1, 36500);
     const bucket = new s3.Bucket(this, 'Bucket', {
       versioned: true,
-      encryption: this.encryptionKey ? s3.BucketEncryption.KMS : s3.BucketEncryption.S3_MANAGED,
-      encryptionKey: this.encryptionKey,
-      bucketKeyEnabled: this.encryptionKey ? true : undefined,
+      encryption: this.bucketEncryptionKey ? s3.BucketEncryption.KMS : s3.BucketEncryption.S3_MANAGED,
+      encryptionKey: this.bucketEncryptionKey,
+      bucketKeyEnabled: this.bucketEncryptionKey ? true : undefined,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
@@ -756,14 +829,20 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    * policy still names the old ARN. Removing the file system from the app removes the pair too;
    * the guard depends on its policy, so the policy outlives the guard's Delete.
    */
-  private createDeleteGuard(provider: S3FilesWaiterProvider, role: iam.IRole): { guard: CustomResource; policy: iam.CfnPolicy } {
+  private createDeleteGuard(
+    provider: S3FilesWaiterProvider, role: iam.IRole, props: S3FilesFileSystemOptions,
+  ): { guard: CustomResource; policy: iam.CfnPolicy } {
+    const key = props.fileSystemEncryptionKey;
     const identity = {
       bucket: Token.isUnresolved(this.bucket.bucketName) ? this.bucket.node.path : this.bucket.bucketName,
       prefix: this.prefix,
       role: role.node.path,
+      // The other create-only properties, only when set: the guards of everyone else keep their ids.
+      ...(key ? { fileSystemKey: Token.isUnresolved(key.keyArn) ? key.node.path : key.keyArn } : {}),
+      ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),
     };
-    const key = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 8);
-    const scope = new Construct(this, `DeleteGuard${key}`);
+    const hash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 8);
+    const scope = new Construct(this, `DeleteGuard${hash}`);
     const handlerRole = provider.isCompleteFunction.role!;
     const policy = new iam.CfnPolicy(scope, 'Policy', {
       policyName: Names.uniqueResourceName(scope, { maxLength: 128 }),
@@ -856,7 +935,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       'The service names its EventBridge rules DO-NOT-DELETE-S3-Files*; the statement also requires events:ManagedBy = elasticfilesystem.amazonaws.com.');
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
       'Read-only: the service lists and describes rules to find its own; the EventBridge List* calls do not support narrower resources. Without it S3-side changes silently never reach the file system.');
-    if (this.encryptionKey && grantsByAlias(this.encryptionKey)) {
+    if (this.bucketEncryptionKey && grantsByAlias(this.bucketEncryptionKey)) {
       acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, kmsKeyWildcard(stack))}]`,
         'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
     }
@@ -891,11 +970,11 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
         resources: [`arn:${stack.partition}:events:*:*:rule/*`],
       }),
     ];
-    if (this.encryptionKey) {
+    if (this.bucketEncryptionKey) {
       statements.push(new iam.PolicyStatement({
         sid: 'KmsForBucketEncryption',
         actions: ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
-        ...kmsKeyGrant(this.encryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
+        ...kmsKeyGrant(this.bucketEncryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
       }));
     }
     return statements;
@@ -1062,6 +1141,30 @@ function subnetAz(scope: IConstruct, stack: Stack, subnet: ec2.ISubnet): AzRef {
   return azRef(stack, az);
 }
 
+/**
+ * Refuses a mount-target IP address type the subnet cannot give, when the subnet is defined in this
+ * app (an `AWS::EC2::Subnet` whose CIDR blocks are known); imported subnets are left to the service.
+ */
+function checkSubnetIpFamilies(scope: IConstruct, subnet: ec2.ISubnet, type: MountTargetIpAddressType): void {
+  const cfn = subnet.node.defaultChild;
+  if (!(cfn instanceof ec2.CfnSubnet)) return;
+  const ipv6Only = cfn.ipv6Native === true;
+  const hasIpv4 = !ipv6Only && (cfn.cidrBlock !== undefined || cfn.ipv4IpamPoolId !== undefined);
+  const hasIpv6 = cfn.ipv6CidrBlock !== undefined || cfn.ipv6IpamPoolId !== undefined || cfn.assignIpv6AddressOnCreation === true;
+  const needs = {
+    IPV4_ONLY: { ipv4: true, ipv6: false },
+    IPV6_ONLY: { ipv4: false, ipv6: true },
+    DUAL_STACK: { ipv4: true, ipv6: true },
+  }[type.value];
+  if (!needs) return; // a value newer than this library: the service decides
+  const missing = [needs.ipv4 && !hasIpv4 ? 'IPv4' : undefined, needs.ipv6 && !hasIpv6 ? 'IPv6' : undefined].filter(Boolean);
+  if (missing.length > 0) {
+    invalid(scope, 'mountTargetIpAddressType', type.value, `subnet ${subnetLabel(subnet)} has no ${missing.join(' or ')} CIDR block, so a mount target there cannot get that address`,
+      hasIpv6 && !hasIpv4 ? 'use MountTargetIpAddressType.IPV6_ONLY, or choose dual-stack subnets'
+        : 'use MountTargetIpAddressType.IPV4_ONLY, or give the VPC IPv6 (ec2.IpProtocol.DUAL_STACK) and choose its subnets');
+  }
+}
+
 /** A subnet's id when it is a literal, else its construct path (never a raw token). */
 function subnetLabel(subnet: ec2.ISubnet): string {
   return Token.isUnresolved(subnet.subnetId) ? subnet.node.path : subnet.subnetId;
@@ -1162,7 +1265,7 @@ class ImportedFileSystem extends S3FilesFileSystemBase {
       clientSecurityGroup: this.attrs.clientSecurityGroup,
       bucket: this.attrs.bucket,
       prefix: this.attrs.prefix ?? '',
-      encryptionKey: this.attrs.encryptionKey ?? this.attrs.bucket?.encryptionKey,
+      bucketEncryptionKey: this.attrs.bucketEncryptionKey ?? this.attrs.bucket?.encryptionKey,
       // The same check as for a file system of this app, on the AZs the attributes name.
       checkAzCoverage: (scope, prop, subnets) => {
         if (azs) new AzCoverage(azs.map((az) => azRef(Stack.of(this), az))).check(scope, prop, subnets, this.node.path);

@@ -1,6 +1,7 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { settableProperties } from './lifecycle/cfn';
 
 const root = path.join(__dirname, '..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -103,4 +104,35 @@ describe('README: mounting on your own function and on an imported file system',
     const role = Object.values(t.Resources).find((r: any) => r.Type === 'AWS::IAM::Role') as any;
     expect(role.Properties.Tags).toEqual([{ Key: 's3files-client-0123456789abcdef', Value: 'true' }]);
   }, 120_000);
+});
+
+describe('README: every CloudFormation property, and where it is set', () => {
+  /** Resource type -> the property names its rows list (a row with an empty first cell continues the type above). */
+  function table(): Map<string, Set<string>> {
+    const start = readme.indexOf('### Every CloudFormation property, and where it is set');
+    const rows = readme.slice(start).split('\n').filter((l) => l.startsWith('| ')).slice(1); // past the header row
+    const out = new Map<string, Set<string>>();
+    let type = '';
+    for (const row of rows) {
+      const [typeCell, propCell] = row.split('|').slice(1, 3).map((c) => c.trim());
+      if (typeCell) type = typeCell.replace(/`/g, '');
+      const props = out.get(type) ?? new Set<string>();
+      for (const m of propCell.matchAll(/`([A-Za-z0-9.]+)`/g)) props.add(m[1]);
+      for (const m of propCell.matchAll(/\(with `([A-Za-z]+)`\)/g)) props.add(`${propCell.match(/`([A-Za-z]+)`/)![1]}.${m[1]}`);
+      out.set(type, props);
+    }
+    return out;
+  }
+
+  test.each(['AWS::S3Files::FileSystem', 'AWS::S3Files::MountTarget', 'AWS::S3Files::AccessPoint', 'AWS::S3Files::FileSystemPolicy'])(
+    'lists each settable property of %s in cfn-lint\'s schema', (type) => {
+      // GIVEN the properties CloudFormation's schema lets a template set
+      const settable = settableProperties(type);
+      expect(settable.length).toBeGreaterThan(1);
+      // WHEN the README's table is read
+      const listed = table().get(type) ?? new Set<string>();
+      // THEN none is missing (a nested property counts when its parent or itself is listed)
+      const missing = settable.filter((p) => !listed.has(p) && !listed.has(p.split('.')[0]));
+      expect(missing).toEqual([]);
+    });
 });

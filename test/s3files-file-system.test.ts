@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { ImportTrigger, S3FilesFileSystem } from '../src';
+import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem } from '../src';
 import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
 function fileSystem(props: Partial<ConstructorParameters<typeof S3FilesFileSystem>[2]> = {}) {
@@ -63,12 +63,12 @@ describe('S3FilesFileSystem: created bucket', () => {
     });
   });
 
-  test('encryptionKey makes the created bucket SSE-KMS with a bucket key', () => {
+  test('bucketEncryptionKey makes the created bucket SSE-KMS with a bucket key', () => {
     // GIVEN
     const stack = newStack();
     const key = new kms.Key(stack, 'Key');
     // WHEN
-    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), encryptionKey: key });
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucketEncryptionKey: key });
     // THEN
     Template.fromStack(stack).hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: {
@@ -167,7 +167,7 @@ describe('S3FilesFileSystem: service role', () => {
     const stack = newStack();
     const key = new kms.Key(stack, 'Key');
     // WHEN
-    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), encryptionKey: key });
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucketEncryptionKey: key });
     // THEN
     expect(JSON.stringify(plain.template().toJSON())).not.toContain('kms:');
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
@@ -191,7 +191,7 @@ describe('S3FilesFileSystem: service role', () => {
     // WHEN
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
     // THEN
-    expect(fs.encryptionKey).toBe(key);
+    expect(fs.bucketEncryptionKey).toBe(key);
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'KmsForBucketEncryption', Resource: key.keyArn })]) },
     });
@@ -219,9 +219,9 @@ describe('S3FilesFileSystem: KMS keys given as aliases', () => {
   test('an imported alias is granted on the keys that carry it, never on the alias ARN', () => {
     // GIVEN an imported bucket encrypted with a key known only by its alias
     const stack = newStack();
-    const encryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
+    const bucketEncryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
     // WHEN
-    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), encryptionKey });
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), bucketEncryptionKey });
     // THEN
     const statement = kmsStatement(Template.fromStack(stack));
     expect(JSON.stringify(statement.Resource)).not.toContain('alias');
@@ -236,9 +236,9 @@ describe('S3FilesFileSystem: KMS keys given as aliases', () => {
     // GIVEN
     const stack = newStack();
     const key = new kms.Key(stack, 'Key');
-    const encryptionKey = new kms.Alias(stack, 'Alias', { aliasName: 'alias/files', targetKey: key });
+    const bucketEncryptionKey = new kms.Alias(stack, 'Alias', { aliasName: 'alias/files', targetKey: key });
     // WHEN
-    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), encryptionKey });
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucketEncryptionKey });
     // THEN
     expect(kmsStatement(Template.fromStack(stack)).Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] });
   });
@@ -979,6 +979,87 @@ describe('S3FilesFileSystem: acceptBucketWarning', () => {
     const [, fsAccepting] = only(Template.fromStack(accepting), 'AWS::S3Files::FileSystem');
     expect(fsPlain.Properties.AcceptBucketWarning).toBeUndefined();
     expect(fsAccepting.Properties.AcceptBucketWarning).toBe(true);
+  });
+});
+
+describe('S3FilesFileSystem: fileSystemEncryptionKey (the file system\'s own key)', () => {
+  test('renders KmsKeyId with the key ARN and leaves the bucket\'s encryption alone', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'FsKey');
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), fileSystemEncryptionKey: key });
+    // THEN
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('AWS::S3Files::FileSystem', { KmsKeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FsKey'), 'Arn'] } });
+    t.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    });
+    // nothing is granted on it: the service and clients never call KMS with it under our roles
+    expect(JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy'))).not.toMatch(/FsKey/);
+  });
+
+  test('absent by default', () => {
+    const [, fsResource] = only(fileSystem().template(), 'AWS::S3Files::FileSystem');
+    expect(fsResource.Properties.KmsKeyId).toBeUndefined();
+  });
+
+  test('a key of another region is refused, naming both regions', () => {
+    // GIVEN
+    const stack = new Stack(new App(), 'Regional', { env: { account: '111111111111', region: 'us-east-1' } });
+    const key = kms.Key.fromKeyArn(stack, 'Far', 'arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab');
+    // WHEN / THEN
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), fileSystemEncryptionKey: key }))
+      .toThrow(/Regional\/Files: invalid fileSystemEncryptionKey "arn:aws:kms:eu-west-1:.*the key is in eu-west-1 but the file system is in us-east-1.*Fix: use a key .* in us-east-1/);
+  });
+});
+
+describe('S3FilesFileSystem: mountTargetIpAddressType', () => {
+  function dualStackVpc(stack: Stack): ec2.Vpc {
+    return new ec2.Vpc(stack, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      ipProtocol: ec2.IpProtocol.DUAL_STACK,
+      subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+    });
+  }
+
+  test.each([MountTargetIpAddressType.DUAL_STACK, MountTargetIpAddressType.IPV6_ONLY, MountTargetIpAddressType.IPV4_ONLY])(
+    'a dual-stack VPC takes %p on every mount target', (type) => {
+      // GIVEN
+      const stack = newStack();
+      // WHEN
+      new S3FilesFileSystem(stack, 'Files', { vpc: dualStackVpc(stack), mountTargetIpAddressType: type });
+      // THEN
+      const mts = resourcesOfType(Template.fromStack(stack), 'AWS::S3Files::MountTarget');
+      expect(mts.map(([, mt]) => mt.Properties.IpAddressType)).toEqual([type.value, type.value]);
+    });
+
+  test('absent by default (the service\'s IPV4_ONLY)', () => {
+    const mts = resourcesOfType(fileSystem().template(), 'AWS::S3Files::MountTarget');
+    expect(mts.map(([, mt]) => mt.Properties.IpAddressType)).toEqual([undefined, undefined]);
+  });
+
+  test.each([MountTargetIpAddressType.DUAL_STACK, MountTargetIpAddressType.IPV6_ONLY])('an IPv4-only VPC refuses %p, naming the subnet', (type) => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN / THEN
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), mountTargetIpAddressType: type }))
+      .toThrow(new RegExp(`TestStack/Files: invalid mountTargetIpAddressType "${type.value}": subnet TestStack/Vpc/IsolatedSubnet1 has no IPv6 CIDR block.*Fix: use MountTargetIpAddressType.IPV4_ONLY, or give the VPC IPv6`));
+  });
+
+  test('imported subnets are not judged (their CIDR blocks are unknown), and of() passes a newer value through', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Imported', {
+      vpcId: 'vpc-12345678', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-12345678'],
+    });
+    // WHEN
+    new S3FilesFileSystem(stack, 'Files', { vpc, mountTargetIpAddressType: MountTargetIpAddressType.IPV6_ONLY });
+    new S3FilesFileSystem(stack, 'Later', { vpc, mountTargetIpAddressType: MountTargetIpAddressType.of('FUTURE') });
+    // THEN
+    const types = resourcesOfType(Template.fromStack(stack), 'AWS::S3Files::MountTarget').map(([, mt]) => mt.Properties.IpAddressType);
+    expect(types.sort()).toEqual(['FUTURE', 'IPV6_ONLY']);
   });
 });
 

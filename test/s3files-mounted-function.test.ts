@@ -363,9 +363,9 @@ describe('S3FilesMountedFunction: direct S3 reads', () => {
   test('with a bucket key given as an imported alias, kms:Decrypt is on the keys carrying the alias', () => {
     // GIVEN
     const stack = newStack();
-    const encryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
+    const bucketEncryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
     // WHEN
-    const { template } = mounted({ bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), fileSystemOptions: { encryptionKey } }, stack);
+    const { template } = mounted({ bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), fileSystemOptions: { bucketEncryptionKey } }, stack);
     // THEN
     const decrypt = roleStatements(template(), 'Processor').find((st: any) => st.Sid === 'S3FilesDirectReadDecrypt');
     expect(JSON.stringify(decrypt.Resource)).toMatch(/:key\/\*/);
@@ -414,7 +414,7 @@ describe('S3FilesMountedFunction: direct S3 reads', () => {
   test('kms:Decrypt via S3 when the bucket key is known', () => {
     const stack = newStack();
     const key = new kms.Key(stack, 'Key');
-    const { template } = mounted({ fileSystemOptions: { encryptionKey: key } }, stack);
+    const { template } = mounted({ fileSystemOptions: { bucketEncryptionKey: key } }, stack);
     const decrypt = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectReadDecrypt');
     expect(decrypt).toEqual({
       Sid: 'S3FilesDirectReadDecrypt',

@@ -98,7 +98,7 @@ export class SharedFileSystemStack extends Stack {
     const fileSystem = new S3FilesFileSystem(this, 'FileSystem', {
       vpc,
       bucket,
-      encryptionKey: key,
+      bucketEncryptionKey: key,
       prefix: 'shared/',
       removalPolicy,
     });

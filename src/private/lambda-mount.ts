@@ -175,15 +175,15 @@ function grantDirectReads(fn: lambda.Function, accessPoint: S3FilesAccessPointBa
   }));
   acknowledge(fn, `AwsSolutions-IAM5[${findingResource(fn, info.bucket.arnForObjects(`${keyPrefix}*`))}]`,
     'Direct S3 reads fetch any file under the access point\'s directory, i.e. every object under that key prefix; read-only (s3:GetObject, s3:GetObjectVersion).');
-  if (info.encryptionKey) {
+  if (info.bucketEncryptionKey) {
     const stack = Stack.of(fn);
     fn.addToRolePolicy(new iam.PolicyStatement({
       sid: 'S3FilesDirectReadDecrypt',
       actions: ['kms:Decrypt'],
       // An alias ARN authorizes nothing: grant the key behind it.
-      ...kmsKeyGrant(info.encryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
+      ...kmsKeyGrant(info.bucketEncryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
     }));
-    if (grantsByAlias(info.encryptionKey)) {
+    if (grantsByAlias(info.bucketEncryptionKey)) {
       acknowledge(fn, `AwsSolutions-IAM5[${findingResource(fn, kmsKeyWildcard(stack))}]`,
         'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
     }

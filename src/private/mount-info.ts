@@ -13,7 +13,7 @@ export interface FileSystemMountInfo {
   readonly bucket?: s3.IBucket;
   /** The file system's key prefix in the bucket. */
   readonly prefix: string;
-  readonly encryptionKey?: kms.IKey;
+  readonly bucketEncryptionKey?: kms.IKey;
   /** What first invocations must find in place besides the mount targets (the file system policy). */
   readonly policyDependable?: IDependable;
   /** Throws when a client subnet is in an AZ without a mount target (warns when unknown). */

@@ -52,6 +52,27 @@ export function isTaggable(type: string): boolean {
   return 'Tags' in (resourceSchema(type).properties ?? {});
 }
 
+/**
+ * The settable properties of a resource type, nested ones as dotted paths one level into objects
+ * (e.g. `SynchronizationConfiguration.ImportDataRules`); read-only ones are left out.
+ */
+export function settableProperties(type: string): string[] {
+  const schema = resourceSchema(type);
+  const readOnly = new Set((schema.readOnlyProperties ?? []).map((p: string) => p.replace('/properties/', '').replace(/\//g, '.')));
+  const out: string[] = [];
+  for (const [name, def] of Object.entries<any>(schema.properties ?? {})) {
+    if (readOnly.has(name)) continue;
+    const ref = def.$ref?.replace('#/definitions/', '');
+    const nested = ref ? schema.definitions?.[ref]?.properties : undefined;
+    if (nested && name !== 'Tags') {
+      for (const inner of Object.keys(nested)) if (!readOnly.has(`${name}.${inner}`)) out.push(`${name}.${inner}`);
+    } else {
+      out.push(name);
+    }
+  }
+  return out.sort();
+}
+
 /** Create-only property paths of a resource type (e.g. [['SubnetId'], ['RootDirectory', 'Path']]). */
 export function createOnlyProperties(type: string): string[][] {
   if (type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource') return [];

@@ -1,12 +1,13 @@
 import { App, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
   changeSet, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete, synthTemplates, Template,
 } from './cfn';
-import { ImportTrigger, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
 
 // Each test synthesizes an app before and after a change and checks what CloudFormation will do
 // between the two templates: what it replaces, removes and retains, and which rights a custom
@@ -186,6 +187,26 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     expect(changeSet(before.Storage, after.Storage).replaced).toContain(fsId);
   });
 
+  test('mountTargetIpAddressType is create-only on the mount targets: changing it replaces them, not the file system', () => {
+    // GIVEN a dual-stack VPC, WHEN the mount targets go from the default to DUAL_STACK
+    const build = (type?: MountTargetIpAddressType) => synthTemplates((a) => {
+      const stack = new Stack(a, 'Storage');
+      const vpc = new ec2.Vpc(stack, 'Vpc', {
+        maxAzs: 2,
+        natGateways: 0,
+        ipProtocol: ec2.IpProtocol.DUAL_STACK,
+        subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+      });
+      new S3FilesFileSystem(stack, 'Files', { vpc, mountTargetIpAddressType: type });
+    }).Storage;
+    const before = build();
+    const after = build(MountTargetIpAddressType.DUAL_STACK);
+    // THEN both mount targets are replaced (same logical ids) and nothing else is
+    const changes = changeSet(before, after);
+    expect(changes.replaced.sort()).toEqual(ofType(before, 'AWS::S3Files::MountTarget'));
+    expect(changes.removed).toEqual([]);
+  });
+
   test('import rules update in place: adding one changes the file system without replacing it', () => {
     // GIVEN / WHEN one rule, then two
     const before = synthTemplates((a) => storage(a, { importDataRules: [{ prefix: '' }] }));
@@ -262,14 +283,23 @@ describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
     expect(canDeleteItsFileSystem(before, after, guard)).toBe(true);
   });
 
-  test.each([
-    ['prefix', { prefix: 'a/' }, { prefix: 'b/' }],
-    ['imported bucket', { bucketName: 'first-bucket' }, { bucketName: 'second-bucket' }],
-  ])('a replacement (%s changed): the old guard deletes the old file system with rights naming the old one', (_what, first, second) => {
-    const build = (o: { prefix?: string; bucketName?: string }) => synthTemplates((a) => {
+  type Variant = { prefix?: string; bucketName?: string; keyArn?: string; acceptBucketWarning?: boolean };
+  const KEY = (n: number) => `arn:aws:kms:us-east-1:111111111111:key/1234abcd-12ab-34cd-56ef-12345678900${n}`;
+  test.each<[string, Variant, Variant]>([
+    ['prefix changed', { prefix: 'a/' }, { prefix: 'b/' }],
+    ['imported bucket changed', { bucketName: 'first-bucket' }, { bucketName: 'second-bucket' }],
+    ['acceptBucketWarning turned on', {}, { acceptBucketWarning: true }],
+    ['fileSystemEncryptionKey: none to a key', {}, { keyArn: KEY(1) }],
+    ['fileSystemEncryptionKey: one key to another', { keyArn: KEY(1) }, { keyArn: KEY(2) }],
+  ])('a replacement (%s): the old guard deletes the old file system with rights naming the old one', (_what, first, second) => {
+    const build = (o: Variant) => synthTemplates((a) => {
       const stack = new Stack(a, 'Storage');
       const bucket = o.bucketName ? s3.Bucket.fromBucketName(stack, 'B', o.bucketName) : undefined;
-      new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), removalPolicy: RemovalPolicy.DESTROY, prefix: o.prefix, bucket });
+      const fileSystemEncryptionKey = o.keyArn ? kms.Key.fromKeyArn(stack, 'Key', o.keyArn) : undefined;
+      new S3FilesFileSystem(stack, 'Files', {
+        vpc: isolatedVpc(stack), removalPolicy: RemovalPolicy.DESTROY, prefix: o.prefix, bucket,
+        fileSystemEncryptionKey, acceptBucketWarning: o.acceptBucketWarning,
+      });
     }).Storage;
     // GIVEN / WHEN a create-only property of the file system changes
     const before = build(first);

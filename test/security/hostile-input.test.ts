@@ -5,9 +5,10 @@ import * as path from 'path';
 import { App, Duration, Lazy, RemovalPolicy, Size, Stack, Token } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { ImportTrigger, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
+import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
 import { venvBin } from '../validators/templates';
 
 // Bad configurations a user can write, including through jsii from Python/Java/.NET, where a value
@@ -164,6 +165,26 @@ const REJECTED: Record<string, Rejected> = {
     build: (s) => fileSystem(s, { bucket: s3.Bucket.fromBucketAttributes(s, 'Far', { bucketName: 'far-away', region: 'eu-west-1' }) }),
     prop: /invalid bucket "far-away": the bucket is in eu-west-1 but the file system is in us-east-1/,
     fix: /same region as the stack/,
+  },
+  'file system key in another region': {
+    build: (s) => fileSystem(s, { fileSystemEncryptionKey: kms.Key.fromKeyArn(s, 'FarKey', 'arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab') }),
+    prop: /invalid fileSystemEncryptionKey "arn:aws:kms:eu-west-1:.*in eu-west-1 but the file system is in us-east-1/,
+    fix: /use a key .* in us-east-1/,
+  },
+  'file system key as an ARN string (jsii)': {
+    build: (s) => fileSystem(s, { fileSystemEncryptionKey: bad('arn:aws:kms:us-east-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab') }),
+    prop: /invalid fileSystemEncryptionKey "arn:aws:kms:.*: it must be a KMS key object/,
+    fix: /kms\.Key\.fromKeyArn/,
+  },
+  'IPv6 mount targets in IPv4-only subnets': {
+    build: (s) => fileSystem(s, { mountTargetIpAddressType: MountTargetIpAddressType.DUAL_STACK }),
+    prop: /invalid mountTargetIpAddressType "DUAL_STACK": subnet Hostile\/Vpc\/IsolatedSubnet1 has no IPv6 CIDR block/,
+    fix: /IPV4_ONLY, or give the VPC IPv6/,
+  },
+  'mount-target IP address type as a string (jsii)': {
+    build: (s) => fileSystem(s, { mountTargetIpAddressType: bad('DUAL_STACK') }),
+    prop: /invalid mountTargetIpAddressType "DUAL_STACK": it must be a MountTargetIpAddressType/,
+    fix: /MountTargetIpAddressType\.DUAL_STACK/,
   },
   'acceptBucketWarning as a string (jsii)': {
     build: (s) => fileSystem(s, { acceptBucketWarning: bad('false') }),

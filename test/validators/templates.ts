@@ -1,13 +1,14 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, NestedStack, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { App, NestedStack, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
-import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
+import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
@@ -41,6 +42,30 @@ export function buildValidatorApp(outdir: string): App {
     fileSystem,
     readOnly: true,
     directS3Read: lambda.DirectS3Read.disabled(),
+  });
+
+  // Every optional CloudFormation property of the file system and mount targets: its own KMS key,
+  // dual-stack mount targets, several import rules, acceptBucketWarning.
+  const full = new Stack(app, 'FullSurface');
+  const dualStack = new ec2.Vpc(full, 'Vpc', {
+    maxAzs: 2,
+    natGateways: 0,
+    ipProtocol: ec2.IpProtocol.DUAL_STACK,
+    subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+  });
+  Validations.of(dualStack).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Test-only stand-in for a user VPC; flow logs are the VPC owner\'s choice.' });
+  const fullSurface = new S3FilesFileSystem(full, 'Files', {
+    vpc: dualStack,
+    fileSystemEncryptionKey: new kms.Key(full, 'FileSystemKey', { enableKeyRotation: true }),
+    mountTargetIpAddressType: MountTargetIpAddressType.DUAL_STACK,
+    importDataRules: [{ prefix: '' }, { prefix: 'models/', sizeLessThan: Size.gibibytes(1), trigger: ImportTrigger.ON_FILE_ACCESS }],
+    acceptBucketWarning: true,
+  });
+  new S3FilesMountedFunction(full, 'Function', {
+    runtime: lambda.Runtime.NODEJS_24_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+    fileSystem: fullSurface,
   });
 
   // Storage in one stack, compute in a sibling stack and in a nested stack (the common layout).
