@@ -49,7 +49,7 @@ const project = new awscdk.AwsCdkConstructLibrary({
     'jsii-pacmak@1.140.0',
   ],
 
-  // Handlers live in lambda/; their bundles are built into assets/ and shipped.
+  // Shipped handlers live in lambda/ (bundled into assets/lambda/); the integ app's in integ/handlers/.
   bundlerOptions: {
     assetsDir: 'assets',
   },
@@ -62,7 +62,7 @@ const project = new awscdk.AwsCdkConstructLibrary({
     passWithNoTests: false,
     jestConfig: {
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      collectCoverageFrom: ['src/**/*.ts', 'lambda/**/*.ts'],
+      collectCoverageFrom: ['src/**/*.ts', 'lambda/**/*.ts', 'integ/handlers/**/*.ts'],
       // projen-generated function wrappers have no logic of their own.
       coveragePathIgnorePatterns: ['/node_modules/', 'wait-for-available-[a-z-]+-function\\.ts$'],
       testTimeout: 60_000,
@@ -135,16 +135,17 @@ new awscdk.LambdaFunction(project, {
   cdkDeps: project.cdkDeps,
 });
 
-// The integ app's handlers: bundled the same way, but not shipped in the npm package.
+// The integ app's handlers (integ/handlers/): bundled the same way into assets/integ/handlers/,
+// never shipped in the npm package (lambda/ holds exactly what ships).
 for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepare-directories']) {
-  project.bundler.addBundle(`lambda/${name}/index.ts`, {
+  project.bundler.addBundle(`integ/handlers/${name}/index.ts`, {
     target: awscdk.LambdaRuntime.NODEJS_22_X.esbuildTarget,
     platform: 'node',
     ...handlerBundling,
     tsconfigPath: project.tsconfigDev.fileName,
   });
-  project.addPackageIgnore(`/assets/lambda/${name}/`);
 }
+project.addPackageIgnore('/assets/integ/');
 
 // eslint's project service uses each file's nearest tsconfig.json: give the dev folders one.
 for (const dir of ['lambda', 'integ', 'benchmarks']) {

@@ -14,12 +14,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
-import { BenchmarkResult, handler as benchmark } from '../lambda/benchmark/index';
-import { handler as s3apiHandler } from '../lambda/processor-s3api/index';
-import { handler as s3filesHandler, processMount } from '../lambda/processor-s3files/index';
-import { renderTable } from '../lambda/shared/markdown';
-import { round, summarize, Summary } from '../lambda/shared/stats';
-import { tempMount } from '../test/lambda/helpers';
+import { BenchmarkResult, handler as benchmark } from '../integ/handlers/benchmark/index';
+import { handler as s3apiHandler } from '../integ/handlers/processor-s3api/index';
+import { handler as s3filesHandler, processMount } from '../integ/handlers/processor-s3files/index';
+import { renderTable } from '../integ/handlers/shared/markdown';
+import { round, summarize, Summary } from '../integ/handlers/shared/stats';
+import { tempMount } from '../test/integ/handlers/helpers';
 import { startLambdaEndpoint } from '../test/servers/lambda-invoke-endpoint';
 import { startMotoServer } from '../test/servers/moto-server';
 

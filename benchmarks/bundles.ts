@@ -9,7 +9,11 @@ import * as path from 'path';
 import { median } from './synth';
 
 export const BUNDLE_BUDGET_BYTES = 250 * 1024;
-const ASSETS = path.join(__dirname, '..', 'assets', 'lambda');
+/** Shipped handlers (in the npm package) and the integ app's handlers (not shipped). */
+const ASSET_DIRS = [
+  { dir: path.join(__dirname, '..', 'assets', 'lambda'), shipped: true },
+  { dir: path.join(__dirname, '..', 'assets', 'integ', 'handlers'), shipped: false },
+];
 
 export interface BundleRow { readonly name: string; readonly bytes: number; readonly requireMs: number; readonly shipped: boolean }
 
@@ -29,12 +33,13 @@ function coldRequireMs(file: string): number {
 }
 
 export function runBundleBenchmark(reps = 7): BundleRow[] {
-  if (!fs.existsSync(ASSETS)) throw new Error(`${ASSETS} is missing: run 'npx projen bundle' first`);
-  return findBundles(ASSETS).sort().map((rel) => {
-    const file = path.join(ASSETS, rel);
-    const times = Array.from({ length: reps }, () => coldRequireMs(file));
-    const name = path.dirname(rel);
-    return { name, bytes: fs.statSync(file).size, requireMs: median(times), shipped: name.startsWith('wait-for-available') };
+  return ASSET_DIRS.flatMap(({ dir, shipped }) => {
+    if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run 'npx projen bundle' first`);
+    return findBundles(dir).sort().map((rel) => {
+      const file = path.join(dir, rel);
+      const times = Array.from({ length: reps }, () => coldRequireMs(file));
+      return { name: path.dirname(rel), bytes: fs.statSync(file).size, requireMs: median(times), shipped };
+    });
   });
 }
 

@@ -23,8 +23,8 @@ import {
   handWiredStack, libraryFits, libraryStack, linearFit,
   runSynthBenchmark, SynthRow, templateBudget,
 } from './synth';
-import { DEFAULT_CONCURRENCY } from '../lambda/processor-s3files/index';
-import { round } from '../lambda/shared/stats';
+import { DEFAULT_CONCURRENCY } from '../integ/handlers/processor-s3files/index';
+import { round } from '../integ/handlers/shared/stats';
 
 const quick = process.argv.includes('--quick');
 function numArg(name: string, fallback: number): number {
@@ -203,7 +203,7 @@ function bundleSection(rows: ReturnType<typeof runBundleBenchmark>): string {
   return [
     '## Bundles',
     '',
-    'Every handler asset under `assets/lambda/` (built by `npx projen bundle`: esbuild, minified, '
+    'Every handler asset under `assets/lambda/` (shipped) and `assets/integ/handlers/` (the integ app) (built by `npx projen bundle`: esbuild, minified, '
       + '`@aws-sdk/client-s3` and `@aws-sdk/client-lambda` external because the Node.js 22 runtime provides them; '
       + 'everything else, incl. `@aws-sdk/client-s3files` and Powertools, bundled). Cold `require` = a fresh `node` '
       + 'process timing `require(bundle)`, median of 7; external SDK clients resolve from node_modules, so their load '

@@ -12,7 +12,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
-import { summarize } from '../lambda/shared/stats';
+import { summarize } from '../integ/handlers/shared/stats';
 import { S3FilesFileSystem, S3FilesMountedFunction } from '../src';
 
 const CODE = 'exports.handler = async () => ({})';

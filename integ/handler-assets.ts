@@ -5,5 +5,5 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 export type IntegHandler = 'processor-s3files' | 'processor-s3api' | 'benchmark' | 'prepare-directories';
 
 export function handlerCode(name: IntegHandler): lambda.Code {
-  return lambda.Code.fromAsset(path.join(__dirname, '..', 'assets', 'lambda', name, 'index'));
+  return lambda.Code.fromAsset(path.join(__dirname, '..', 'assets', 'integ', 'handlers', name, 'index'));
 }

@@ -11,16 +11,19 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
+import {
+  CUSTOM_RESOURCE_MAX_SECONDS, DEFAULT_AVAILABILITY_TIMEOUT_SECONDS, DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
+  WAITER_RESOURCE_TYPE,
+} from './private/custom-resource-contract';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
 import { FileSystemMountInfo } from './private/mount-info';
 import { acknowledge, findingResource } from './private/nag';
 import { estimatePolicyCharacters } from './private/policy-size';
 import {
-  invalid, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateS3FilesActions, validateWholeDays,
+  invalid, setKeys, Shown, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateS3FilesActions, validateWholeDays,
 } from './private/validation';
 import {
-  CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS, WAITER_RESOURCE_TYPE,
-  WAITER_SERVICE_MARGIN_SECONDS,
+  S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS,
 } from './private/waiter-provider';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 
@@ -30,13 +33,6 @@ const MAX_IMPORT_DATA_RULES = 10;
 const NFS_PORT = 2049;
 /** The principal S3 Files uses to assume the service role (S3 Files is built on EFS). */
 const SERVICE_PRINCIPAL = 'elasticfilesystem.amazonaws.com';
-/** How long the delete guard retries while the service reports a pending export (30 export cycles). */
-const DELETE_TIMEOUT_SECONDS = 1800;
-/**
- * The guard's bound for everything it does on Delete (export wait, detachment, emptying the
- * bucket): inside CloudFormation's one-hour custom-resource limit, with room for the last poll.
- */
-const GUARD_TOTAL_SECONDS = CUSTOM_RESOURCE_MAX_SECONDS - WAITER_SERVICE_MARGIN_SECONDS;
 /** Largest file system policy S3 Files accepts, in characters. */
 const MAX_FILE_SYSTEM_POLICY_CHARS = 20000;
 
@@ -532,7 +528,8 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     this.vpc = props.vpc;
     this.prefix = props.prefix ?? '';
     validatePrefix(this, this.prefix);
-    this._availabilityTimeoutSeconds = validateAvailabilityTimeout(this, props.availabilityTimeout ?? Duration.minutes(20));
+    this._availabilityTimeoutSeconds = validateAvailabilityTimeout(this,
+      props.availabilityTimeout ?? Duration.seconds(DEFAULT_AVAILABILITY_TIMEOUT_SECONDS));
 
     // ---- bucket
     const importedBucket = props.bucket !== undefined;
@@ -1052,7 +1049,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       }).subnets;
     }
     if (subnets.length === 0) {
-      invalid(this, 'vpcSubnets', 'selection', 'it selects no subnets, so there would be no mount target', 'select at least one subnet');
+      invalid(this, 'vpcSubnets', selection ? setKeys(selection) : new Shown('(the default private subnets)'), 'it selects no subnets, so there would be no mount target', 'select at least one subnet');
     }
     const stack = Stack.of(this);
     const byAz = new Map<string, ec2.ISubnet>();

@@ -4,7 +4,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { DEFAULT_MOUNT_PATH } from './private/lambda-mount';
 import { acknowledge, BASIC_EXECUTION_POLICY, VPC_ACCESS_POLICY } from './private/nag';
-import { invalid, validateMountPath } from './private/validation';
+import { asNestedProp, invalid, setKeys, Shown, validateMountPath } from './private/validation';
 import { IS3FilesAccessPoint, S3FilesAccessPoint, S3FilesAccessPointBase, S3FilesAccessPointOptions } from './s3files-access-point';
 import { IS3FilesFileSystem, S3FilesFileSystem, S3FilesFileSystemBase, S3FilesFileSystemOptions } from './s3files-file-system';
 
@@ -147,11 +147,11 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
       invalid(path, 'filesystem', given.node.path, 'this is Lambda\'s own mount setting (a lambda.FileSystem); an S3 Files access point goes in accessPoint',
         'pass it as accessPoint (Python: access_point=, Java: .accessPoint()) and leave filesystem unset');
     }
-    invalid(path, 'filesystem', 'a lambda.FileSystem', 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
+    invalid(path, 'filesystem', new Shown('(a lambda.FileSystem)'), 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
       'use fileSystem or accessPoint for S3 Files, or a plain lambda.Function for another kind of mount');
   }
   if (props.accessPoint && props.accessPointOptions) {
-    invalid(path, 'accessPointOptions', 'given', 'it configures a new access point, but accessPoint shares an existing one',
+    invalid(path, 'accessPointOptions', setKeys(props.accessPointOptions), 'it configures a new access point, but accessPoint shares an existing one',
       'drop accessPointOptions (set the options on the shared access point) or drop accessPoint');
   }
   if (props.accessPoint && props.fileSystem && props.accessPoint.fileSystem !== props.fileSystem) {
@@ -159,13 +159,14 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
       'pass an access point of fileSystem, or omit fileSystem');
   }
   if (props.bucket && props.fileSystemOptions?.bucket) {
-    invalid(path, 'bucket', 'given twice', 'both bucket and fileSystemOptions.bucket are set', 'set only one of them');
+    invalid(path, 'bucket', [props.bucket.node.path, props.fileSystemOptions.bucket.node.path], 'both bucket and fileSystemOptions.bucket are set',
+      'set only one of them');
   }
   const shared = props.fileSystem ?? props.accessPoint?.fileSystem;
   const sharedVpc = shared && S3FilesFileSystemBase.isS3FilesFileSystemBase(shared) ? shared._mountInfo().vpc : undefined;
   if (shared) {
     if (props.bucket || props.fileSystemOptions) {
-      invalid(path, props.bucket ? 'bucket' : 'fileSystemOptions', 'given', 'it configures a new file system, but fileSystem (or accessPoint) shares an existing one',
+      invalid(path, props.bucket ? 'bucket' : 'fileSystemOptions', props.bucket ? props.bucket.node.path : setKeys(props.fileSystemOptions!), 'it configures a new file system, but fileSystem (or accessPoint) shares an existing one',
         'configure the shared S3FilesFileSystem instead, or drop fileSystem/accessPoint');
     }
     if (props.vpc && sharedVpc && props.vpc !== sharedVpc) {
@@ -189,15 +190,15 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
   });
   const vpc = props.vpc ?? sharedVpc ?? createdVpc!;
-  const fileSystem = shared ?? new S3FilesFileSystem(scope, `${id}FileSystem`, {
+  const fileSystem = shared ?? asNestedProp('fileSystemOptions', () => new S3FilesFileSystem(scope, `${id}FileSystem`, {
     ...props.fileSystemOptions,
     bucket: props.bucket ?? props.fileSystemOptions?.bucket,
     vpc,
-  });
+  }), ['vpc', 'bucket']);
   // Beside the function, named after it: its logical id does not depend on the other functions
   // of a shared file system, and it lives in the function's stack.
   const accessPoint = props.accessPoint
-    ?? new S3FilesAccessPoint(scope, `${id}AccessPoint`, { ...props.accessPointOptions, fileSystem });
+    ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, { ...props.accessPointOptions, fileSystem }));
 
   return {
     functionProps: { ...props, vpc },

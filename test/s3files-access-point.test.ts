@@ -110,7 +110,7 @@ describe('S3FilesAccessPoint', () => {
     const [apId] = only(t, 'AWS::S3Files::AccessPoint');
     const [waiterId, waiter] = only(t, 'Custom::S3FilesMountTargetsAvailable');
     expect(waiter.Properties).toMatchObject({
-      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesMountTargetsWaiterProviderframeworkonEvent/), 'Arn'] },
+      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^cdks3fileslambdaWaiterProviderframeworkonEvent/), 'Arn'] },
       AccessPointIds: [{ 'Fn::GetAtt': [apId, 'AccessPointId'] }],
       ExpectedMountTargetCount: '2',
       VerifyBucketVersioning: 'false',

@@ -565,7 +565,7 @@ describe('S3FilesFileSystem: waiter', () => {
     const t = Template.fromStack(stack);
     const [, waiter] = only(t, 'Custom::S3FilesMountTargetsAvailable');
     expect(waiter.Properties).toEqual({
-      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesMountTargetsWaiterProviderframeworkonEvent/), 'Arn'] },
+      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^cdks3fileslambdaWaiterProviderframeworkonEvent/), 'Arn'] },
       FileSystemId: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] },
       ExpectedMountTargetCount: '2',
       AccessPointIds: [stack.resolve(ap1.accessPointId), stack.resolve(ap2.accessPointId)],
@@ -604,7 +604,7 @@ describe('S3FilesFileSystem: waiter', () => {
     const t = Template.fromStack(stack);
     t.hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { VerifyBucketVersioning: 'true', BucketName: 'existing-data' });
     t.hasResourceProperties('AWS::IAM::Policy', {
-      Roles: [{ Ref: Match.stringLikeRegexp('^S3FilesMountTargetsWaiterProviderOnEventServiceRole') }],
+      Roles: [{ Ref: Match.stringLikeRegexp('^cdks3fileslambdaWaiterProviderOnEventServiceRole') }],
       PolicyDocument: {
         Statement: [{
           Action: 's3:GetBucketVersioning',
@@ -630,7 +630,7 @@ describe('S3FilesFileSystem: waiter', () => {
     expect(new Set(waiters.map(([, w]) => JSON.stringify(w.Properties.ServiceToken))).size).toBe(1);
     for (const name of ['A', 'B']) {
       const [policyId, policy] = byPrefix(t, 'AWS::IAM::Policy', `${name}DeleteGuard`);
-      expect(policy.Properties.Roles).toEqual([{ Ref: expect.stringMatching(/^S3FilesMountTargetsWaiterProviderIsCompleteServiceRole/) }]);
+      expect(policy.Properties.Roles).toEqual([{ Ref: expect.stringMatching(/^cdks3fileslambdaWaiterProviderIsCompleteServiceRole/) }]);
       expect(policy.Properties.PolicyDocument.Statement).toEqual([{
         Effect: 'Allow',
         Action: ['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:GetMountTarget', 's3files:GetAccessPoint', 's3files:ListAccessPoints'],
@@ -790,7 +790,7 @@ describe('S3FilesFileSystem: validation', () => {
   test('rejects a selection with no subnets', () => {
     const stack = newStack();
     expect(() => new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), vpcSubnets: { subnets: [] } }))
-      .toThrow(/invalid vpcSubnets "selection": it selects no subnets/);
+      .toThrow(/invalid vpcSubnets \{ subnets \}: it selects no subnets/);
   });
 
   test('rejects a bucket in another region', () => {
@@ -823,7 +823,7 @@ describe('S3FilesFileSystem: data safety on removal', () => {
   /** Statements of every policy attached to the provider's isComplete role. */
   function handlerRoleStatements(t: Template): Array<{ policy: string; statement: any }> {
     return resourcesOfType(t, 'AWS::IAM::Policy')
-      .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes('S3FilesMountTargetsWaiterProviderIsCompleteServiceRole'))
+      .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes('cdks3fileslambdaWaiterProviderIsCompleteServiceRole'))
       .flatMap(([policy, p]) => p.Properties.PolicyDocument.Statement.map((statement: any) => ({ policy, statement })));
   }
 
@@ -853,7 +853,7 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     const [fsId, fsRes] = only(t, 'AWS::S3Files::FileSystem');
     const [bucketId, bucket] = only(t, 'AWS::S3::Bucket');
     expect(g.Properties).toEqual({
-      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesMountTargetsWaiterProviderframeworkonEvent/), 'Arn'] },
+      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^cdks3fileslambdaWaiterProviderframeworkonEvent/), 'Arn'] },
       ServiceTimeout: '3600',
       FileSystemId: { 'Fn::GetAtt': [fsId, 'FileSystemId'] },
       DeleteFileSystem: 'true',

@@ -428,6 +428,13 @@ describe('S3FilesMountedFunction: direct S3 reads', () => {
 
 describe('S3FilesMountedFunction: validation', () => {
   test.each([
+    [{ accessPointOptions: { posixUser: { uid: -1, gid: 1 } } }, /invalid accessPointOptions\.posixUser\.uid -1: .*\(In Python: access_point_options\.posix_user\.uid\.\)$/],
+    [{ fileSystemOptions: { prefix: 'no-slash' } }, /invalid fileSystemOptions\.prefix "no-slash": .*\(In Python: file_system_options\.prefix\.\)$/],
+  ])('a bad nested option is named as written, with its Python spelling (%#)', (props, message) => {
+    expect(() => mounted(props as Partial<S3FilesMountedFunctionProps>)).toThrow(message);
+  });
+
+  test.each([
     ['/data', /Processor: invalid mountPath "\/data": Lambda requires it to match/],
     ['/mnt/a/b', /invalid mountPath "\/mnt\/a\/b"/],
     ['/mnt/has space', /invalid mountPath "\/mnt\/has space"/],
@@ -442,14 +449,14 @@ describe('S3FilesMountedFunction: validation', () => {
     const ap = fs.addAccessPoint('Ap');
     const filesystem = lambda.FileSystem.fromS3FilesAccessPoint(ap.node.defaultChild as any, '/mnt/x');
     expect(() => mounted({ filesystem, fileSystem: fs }, stack))
-      .toThrow(/invalid filesystem "a lambda.FileSystem": S3FilesMountedFunction builds its own S3 Files mount.*Fix: use fileSystem or accessPoint for S3 Files/);
+      .toThrow(/invalid filesystem \(a lambda.FileSystem\): S3FilesMountedFunction builds its own S3 Files mount.*Fix: use fileSystem or accessPoint for S3 Files/);
   });
 
   test('rejects accessPoint together with accessPointOptions', () => {
     const stack = newStack();
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
     expect(() => mounted({ accessPoint: fs.addAccessPoint('Ap'), accessPointOptions: { path: '/x' } }, stack))
-      .toThrow(/invalid accessPointOptions "given": it configures a new access point, but accessPoint shares an existing one/);
+      .toThrow(/invalid accessPointOptions \{ path \}: it configures a new access point, but accessPoint shares an existing one/);
   });
 
   test('rejects an access point of another file system', () => {
@@ -465,14 +472,14 @@ describe('S3FilesMountedFunction: validation', () => {
     const stack = newStack();
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
     const bucket = s3.Bucket.fromBucketName(stack, 'B', 'other-bucket');
-    expect(() => mounted({ fileSystem: fs, bucket }, stack)).toThrow(/invalid bucket "given": it configures a new file system, but fileSystem \(or accessPoint\) shares an existing one/);
-    expect(() => mounted({ accessPoint: fs.addAccessPoint('Ap'), fileSystemOptions: { prefix: 'x/' } }, stack)).toThrow(/invalid fileSystemOptions "given"/);
+    expect(() => mounted({ fileSystem: fs, bucket }, stack)).toThrow(/invalid bucket "TestStack\/B": it configures a new file system, but fileSystem \(or accessPoint\) shares an existing one/);
+    expect(() => mounted({ accessPoint: fs.addAccessPoint('Ap'), fileSystemOptions: { prefix: 'x/' } }, stack)).toThrow(/invalid fileSystemOptions \{ prefix \}/);
   });
 
   test('rejects bucket given twice', () => {
     const stack = newStack();
     const bucket = s3.Bucket.fromBucketName(stack, 'B', 'other-bucket');
-    expect(() => mounted({ bucket, fileSystemOptions: { bucket } }, stack)).toThrow(/invalid bucket "given twice"/);
+    expect(() => mounted({ bucket, fileSystemOptions: { bucket } }, stack)).toThrow(/invalid bucket \["TestStack\/B", "TestStack\/B"\]/);
   });
 
   test('rejects a vpc that differs from the shared file system VPC', () => {

@@ -6,6 +6,7 @@ import {
 import { describeError, isNotFound, isTransient } from './errors';
 import { InvalidPropertyError, MAX_TIMEOUT_SECONDS, show } from './props';
 import type { IsCompleteResult, WaitLogger } from './waiter';
+import { DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
 
 /**
  * `Custom::S3FilesDeleteGuard`: sits between a file system and everything that uses it (mount
@@ -14,12 +15,12 @@ import type { IsCompleteResult, WaitLogger } from './waiter';
  * service refuses because writes are still pending export to S3; then, for a bucket the construct
  * created, waits until the bucket is detached and empties it, so CloudFormation can delete it.
  */
-export const GUARD_RESOURCE_TYPE = 'Custom::S3FilesDeleteGuard';
+export const GUARD_RESOURCE_TYPE = DELETE_GUARD_RESOURCE_TYPE;
 
 /** Default bound on the export wait: thirty export cycles of ~60 s. */
-export const DEFAULT_GUARD_TIMEOUT_SECONDS = 1800;
+export const DEFAULT_GUARD_TIMEOUT_SECONDS = DELETE_TIMEOUT_SECONDS;
 /** Default bound on the whole Delete (export wait, detachment, emptying): inside CloudFormation's hour. */
-export const DEFAULT_GUARD_TOTAL_SECONDS = 3300;
+export const DEFAULT_GUARD_TOTAL_SECONDS = GUARD_TOTAL_SECONDS;
 /**
  * Mount targets or access points that are not being deleted block the deletion. The stack deletes
  * its own before the guard runs, so after this grace the remaining ones were made outside the stack.

@@ -3,12 +3,16 @@
  * CloudFormation delivers every scalar as a string, so numbers and booleans arrive as text.
  */
 
-export const RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
+import {
+  CUSTOM_RESOURCE_MAX_SECONDS, DEFAULT_AVAILABILITY_TIMEOUT_SECONDS, WAITER_RESOURCE_TYPE,
+} from '../../src/private/custom-resource-contract';
+
+export const RESOURCE_TYPE = WAITER_RESOURCE_TYPE;
 
 /** Default `TimeoutSeconds` (the construct's `availabilityTimeout`). */
-export const DEFAULT_TIMEOUT_SECONDS = 1200;
+export const DEFAULT_TIMEOUT_SECONDS = DEFAULT_AVAILABILITY_TIMEOUT_SECONDS;
 /** CloudFormation gives a custom resource at most one hour: a longer handler timeout would never be reached. */
-export const MAX_TIMEOUT_SECONDS = 3600;
+export const MAX_TIMEOUT_SECONDS = CUSTOM_RESOURCE_MAX_SECONDS;
 
 export interface WaitForAvailableProps {
   readonly fileSystemId: string;

@@ -1,6 +1,6 @@
 import { Annotations, Duration, Size, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './waiter-provider';
+import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
 
 /** Largest POSIX id S3 Files accepts (2^32 - 1). */
 export const MAX_POSIX_ID = 4294967295;
@@ -15,11 +15,47 @@ export const MAX_SECONDARY_GIDS = 16;
  */
 export function invalid(scope: IConstruct | string, prop: string, value: unknown, problem: string, fix: string): never {
   const path = typeof scope === 'string' ? scope : scope.node.path;
-  throw new Error(`${path}: invalid ${prop} ${describe(value)}: ${problem}. Fix: ${fix}.`);
+  throw new Error(`${path}: invalid ${prop} ${describe(value)}: ${problem}. Fix: ${fix}.${pythonSpelling(prop)}`);
+}
+
+/** The jsii Python binding spells props in snake_case (Java and TypeScript share the camelCase names). */
+function pythonSpelling(prop: string): string {
+  const snake = prop.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+  return snake === prop ? '' : ` (In Python: ${snake}.)`;
+}
+
+/**
+ * Builds a construct from a nested options prop (`fileSystemOptions`, `accessPointOptions`) and,
+ * when it refuses a value, names the prop as the user wrote it (`accessPointOptions.posixUser.uid`).
+ * Props in `topLevel` came from the outer props, not the options, and keep their names.
+ */
+export function asNestedProp<T>(prefix: string, build: () => T, topLevel: string[] = []): T {
+  try {
+    return build();
+  } catch (e) {
+    const named = e instanceof Error ? / invalid ([A-Za-z0-9.[\]]+) /.exec(e.message) : null;
+    if (e instanceof Error && named && !topLevel.includes(named[1])) {
+      const prop = `${prefix}.${named[1]}`;
+      e.message = e.message.replace(named[0], ` invalid ${prop} `).replace(/ \(In Python: [^)]*\)$/, '') + pythonSpelling(prop);
+    }
+    throw e;
+  }
+}
+
+/** A value an error message shows as written (a description, not a quoted string). */
+export class Shown {
+  constructor(public readonly text: string) {}
+}
+
+/** Shows which keys of an options object were set, e.g. `{ path, posixUser }`. */
+export function setKeys(options: object): Shown {
+  const keys = Object.entries(options).filter(([, v]) => v !== undefined).map(([k]) => k);
+  return new Shown(`{ ${keys.join(', ')} }`);
 }
 
 /** Renders a value for an error message without dumping whole constructs. */
 export function describe(value: unknown): string {
+  if (value instanceof Shown) return value.text;
   if (typeof value === 'string') return JSON.stringify(value);
   if (value instanceof Duration) return value.toHumanString();
   if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;

@@ -4,23 +4,16 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, IConstruct } from 'constructs';
+import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from './nag';
 import { estimatePolicyCharacters } from './policy-size';
 import { WaitForAvailableIsCompleteFunction } from './wait-for-available-is-complete-function';
 import { WaitForAvailableOnEventFunction } from './wait-for-available-on-event-function';
 
-/** CloudFormation type of the waiter custom resource (shared with the handlers). */
-export const WAITER_RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
-/** CloudFormation type of the delete guard, served by the same provider (shared with the handlers). */
-export const DELETE_GUARD_RESOURCE_TYPE = 'Custom::S3FilesDeleteGuard';
 
 /** IAM: all inline policies of one role together (AWS::IAM::Policy resources attach as inline policies). */
 export const MAX_ROLE_INLINE_POLICY_CHARS = 10240;
 
-/** CloudFormation waits at most this long for a custom resource (its `ServiceTimeout` ceiling). */
-export const CUSTOM_RESOURCE_MAX_SECONDS = 3600;
-/** Time a waiter gets beyond its own timeout: its last poll and the framework's response. */
-export const WAITER_SERVICE_MARGIN_SECONDS = 300;
 
 /**
  * `ServiceTimeout` of a waiter: its handler timeout plus a margin, within CloudFormation's hour.
@@ -47,8 +40,8 @@ export const WAITER_READ_ACTIONS = [
  * so separate apps and stacks in one process never share state).
  */
 export class S3FilesWaiterProvider extends Construct {
-  /** Fixed construct id at the stack root. */
-  public static readonly ID = 'S3FilesMountTargetsWaiterProvider';
+  /** Fixed construct id at the stack root, namespaced by the package so no other library's construct can take it. */
+  public static readonly ID = 'cdk-s3files-lambda.WaiterProvider';
 
   /** Returns the stack's provider, creating it on first use. */
   public static getOrCreate(scope: IConstruct): S3FilesWaiterProvider {

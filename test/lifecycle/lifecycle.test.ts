@@ -255,7 +255,7 @@ describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
     return resourceId(t, 'Custom::S3FilesDeleteGuard', prefix);
   }
   function handlerRole(t: Template): string {
-    return resourceId(t, 'AWS::IAM::Role', 'S3FilesMountTargetsWaiterProviderIsCompleteServiceRole');
+    return resourceId(t, 'AWS::IAM::Role', 'cdks3fileslambdaWaiterProviderIsCompleteServiceRole');
   }
   /** The guard's old properties name file system X (maybe `X@old`); the rights must cover the same version. */
   function canDeleteItsFileSystem(before: Template, after: Template, guardId: string): boolean {
@@ -297,8 +297,12 @@ describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
       const bucket = o.bucketName ? s3.Bucket.fromBucketName(stack, 'B', o.bucketName) : undefined;
       const fileSystemEncryptionKey = o.keyArn ? kms.Key.fromKeyArn(stack, 'Key', o.keyArn) : undefined;
       new S3FilesFileSystem(stack, 'Files', {
-        vpc: isolatedVpc(stack), removalPolicy: RemovalPolicy.DESTROY, prefix: o.prefix, bucket,
-        fileSystemEncryptionKey, acceptBucketWarning: o.acceptBucketWarning,
+        vpc: isolatedVpc(stack),
+        removalPolicy: RemovalPolicy.DESTROY,
+        prefix: o.prefix,
+        bucket,
+        fileSystemEncryptionKey,
+        acceptBucketWarning: o.acceptBucketWarning,
       });
     }).Storage;
     // GIVEN / WHEN a create-only property of the file system changes
@@ -321,7 +325,7 @@ describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
     const guard = guardOf(before, 'FilesDeleteGuard');
     // THEN everything it needs is deleted after it
     const outlives = dependsOnTransitively(before, guard);
-    for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::S3::Bucket', 'FilesBucket'], ['AWS::IAM::Policy', 'FilesDeleteGuard'], ['AWS::Lambda::Function', 'S3FilesMountTargetsWaiterProviderIsComplete']]) {
+    for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::S3::Bucket', 'FilesBucket'], ['AWS::IAM::Policy', 'FilesDeleteGuard'], ['AWS::Lambda::Function', 'cdks3fileslambdaWaiterProviderIsComplete']]) {
       expect(outlives).toContain(resourceId(before, type, prefix));
     }
     expect(canDeleteItsFileSystem(before, { Resources: {} }, guard)).toBe(true);

@@ -1,7 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { S3FilesWaiterProvider, WAITER_READ_ACTIONS, WAITER_RESOURCE_TYPE } from '../../src/private/waiter-provider';
+import { WAITER_RESOURCE_TYPE } from '../../src/private/custom-resource-contract';
+import { S3FilesWaiterProvider, WAITER_READ_ACTIONS } from '../../src/private/waiter-provider';
 import { byPrefix, newStack, resourcesOfType } from '../util/template';
 
 describe('S3FilesWaiterProvider', () => {
@@ -32,7 +33,7 @@ describe('S3FilesWaiterProvider', () => {
     provider.grantVerifyBucketVersioning(s3.Bucket.fromBucketName(stack, 'B', 'data-bucket'));
     // THEN
     const t = Template.fromStack(stack);
-    const [, isComplete] = byPrefix(t, 'AWS::IAM::Policy', 'S3FilesMountTargetsWaiterProviderIsCompleteServiceRoleDefaultPolicy');
+    const [, isComplete] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderIsCompleteServiceRoleDefaultPolicy');
     expect(isComplete.Properties.PolicyDocument.Statement).toEqual([{
       Effect: 'Allow',
       Action: WAITER_READ_ACTIONS,
@@ -41,7 +42,7 @@ describe('S3FilesWaiterProvider', () => {
         'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0/access-point/*',
       ],
     }]);
-    const [, onEvent] = byPrefix(t, 'AWS::IAM::Policy', 'S3FilesMountTargetsWaiterProviderOnEventServiceRoleDefaultPolicy');
+    const [, onEvent] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderOnEventServiceRoleDefaultPolicy');
     expect(onEvent.Properties.PolicyDocument.Statement).toEqual([{
       Effect: 'Allow',
       Action: 's3:GetBucketVersioning',
@@ -56,7 +57,7 @@ describe('S3FilesWaiterProvider', () => {
     S3FilesWaiterProvider.getOrCreate(stack);
     // THEN
     const t = Template.fromStack(stack);
-    for (const prefix of ['S3FilesMountTargetsWaiterProviderOnEvent', 'S3FilesMountTargetsWaiterProviderIsComplete']) {
+    for (const prefix of ['cdks3fileslambdaWaiterProviderOnEvent', 'cdks3fileslambdaWaiterProviderIsComplete']) {
       const [, fn] = resourcesOfType(t, 'AWS::Lambda::Function').find(([id]) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id))!;
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Architectures: ['arm64'] });
     }

@@ -223,7 +223,7 @@ describe('IAM audit of every synthesized template', () => {
       expect(d.resource).toMatch(/^(FileSystem|Files)DeleteGuard[0-9a-f]{8}Policy/);
       expect(d.statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^(FileSystem|Files)[0-9A-F]{8}$/), 'FileSystemArn'] });
       const template = templates.find((t) => t.stack === d.stack)!.template;
-      expect(JSON.stringify(template.Resources[d.resource].Properties.Roles)).toMatch(/S3FilesMountTargetsWaiterProviderIsCompleteServiceRole/);
+      expect(JSON.stringify(template.Resources[d.resource].Properties.Roles)).toMatch(/cdks3fileslambdaWaiterProviderIsCompleteServiceRole/);
     }
     expect(JSON.stringify(identityStatements())).not.toContain('forceDelete');
   });

@@ -61,10 +61,10 @@ export class AccessPointUser {
     return d;
   }
 
-  /** Runs assets/lambda/<handler>/index/index.js as uid/gid 1000 with MOUNT_PATH; `result` is what the handler returned. */
+  /** Runs assets/integ/handlers/<handler>/index/index.js as uid/gid 1000 with MOUNT_PATH; `result` is what the handler returned. */
   public run(handler: string, mountPath: string): { status: number | null; result?: any; stdout: string; stderr: string } {
     const code = this.dir();
-    copyFileSync(join(__dirname, '..', '..', 'assets', 'lambda', handler, 'index', 'index.js'), join(code, 'index.js'));
+    copyFileSync(join(__dirname, '..', '..', '..', 'assets', 'integ', 'handlers', handler, 'index', 'index.js'), join(code, 'index.js'));
     const script = 'require(process.argv[1]).handler({}).then((r) => console.log("RESULT:" + JSON.stringify(r)), (e) => { console.error("ERROR:" + e.message); process.exit(1); })';
     const r = spawnSync(process.execPath, ['-e', script, join(code, 'index.js')], {
       uid: 1000,

@@ -5,9 +5,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { captureStdout, emfMetrics } from './helpers';
-import { handler, processBucket } from '../../lambda/processor-s3api/index';
-import { mapPool } from '../../lambda/shared/pool';
-import { MotoServer, startMotoServer } from '../servers/moto-server';
+import { handler, processBucket } from '../../../integ/handlers/processor-s3api/index';
+import { mapPool } from '../../../integ/handlers/shared/pool';
+import { MotoServer, startMotoServer } from '../../servers/moto-server';
 
 let moto: MotoServer;
 let s3: S3Client;

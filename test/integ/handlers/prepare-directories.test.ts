@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AccessPointUser, list, RUNS_AS_ROOT, tempMount } from './helpers';
-import { handler } from '../../lambda/prepare-directories/index';
+import { handler } from '../../../integ/handlers/prepare-directories/index';
 
 describe('prepare-directories on a real directory', () => {
   let mount: ReturnType<typeof tempMount>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { AccessPointUser, captureStdout, emfMetrics, list, RUNS_AS_ROOT, tempMount } from './helpers';
-import { handler, processMount } from '../../lambda/processor-s3files/index';
+import { handler, processMount } from '../../../integ/handlers/processor-s3files/index';
 
 // A configurable copy of fs/promises, so single calls can be made to fail (the real one is frozen).
 jest.mock('node:fs/promises', () => ({ ...jest.requireActual('node:fs/promises') }));

@@ -4,11 +4,11 @@ import {
   CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { captureStdout, list, tempMount } from './helpers';
-import { handler } from '../../lambda/benchmark/index';
-import { handler as s3apiHandler } from '../../lambda/processor-s3api/index';
-import { handler as s3filesHandler } from '../../lambda/processor-s3files/index';
-import { LambdaEndpoint, startLambdaEndpoint } from '../servers/lambda-invoke-endpoint';
-import { MotoServer, startMotoServer } from '../servers/moto-server';
+import { handler } from '../../../integ/handlers/benchmark/index';
+import { handler as s3apiHandler } from '../../../integ/handlers/processor-s3api/index';
+import { handler as s3filesHandler } from '../../../integ/handlers/processor-s3files/index';
+import { LambdaEndpoint, startLambdaEndpoint } from '../../servers/lambda-invoke-endpoint';
+import { MotoServer, startMotoServer } from '../../servers/moto-server';
 
 const BUCKET = 'bench-bucket';
 const PREFIX = 'lambda/';

@@ -1,10 +1,10 @@
-import { intSetting, errorMessage } from '../../lambda/shared/common';
-import { renderTable } from '../../lambda/shared/markdown';
-import { encodeCopySource, inProgressNameReason, resultNameReason, unrepresentableKeyReason, unsafeNameReason } from '../../lambda/shared/names';
-import { keepSucceeded, mapPool } from '../../lambda/shared/pool';
-import { seededText } from '../../lambda/shared/seed-text';
-import { speedUp, summarize } from '../../lambda/shared/stats';
-import { countText, TextStatsCounter } from '../../lambda/shared/text-stats';
+import { intSetting, errorMessage } from '../../../integ/handlers/shared/common';
+import { renderTable } from '../../../integ/handlers/shared/markdown';
+import { encodeCopySource, inProgressNameReason, resultNameReason, unrepresentableKeyReason, unsafeNameReason } from '../../../integ/handlers/shared/names';
+import { keepSucceeded, mapPool } from '../../../integ/handlers/shared/pool';
+import { seededText } from '../../../integ/handlers/shared/seed-text';
+import { speedUp, summarize } from '../../../integ/handlers/shared/stats';
+import { countText, TextStatsCounter } from '../../../integ/handlers/shared/text-stats';
 
 describe('text statistics', () => {
   test.each([

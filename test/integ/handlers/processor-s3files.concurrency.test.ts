@@ -2,15 +2,15 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { list, tempMount } from './helpers';
-import { countText } from '../../lambda/shared/text-stats';
+import { countText } from '../../../integ/handlers/shared/text-stats';
 
-const ROOT = resolve(__dirname, '..', '..');
+const ROOT = resolve(__dirname, '..', '..', '..');
 
 /** Run the real handler in a separate Node process (its own event loop, its own libuv pool). */
 function runChild(env: Record<string, string>): Promise<{ files: number; errors: unknown[] }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [
-      '-r', 'ts-node/register/transpile-only', 'test/servers/run-handler.ts', 'lambda/processor-s3files/index.ts',
+      '-r', 'ts-node/register/transpile-only', 'test/servers/run-handler.ts', 'integ/handlers/processor-s3files/index.ts',
     ], { cwd: ROOT, env: { ...process.env, ...env, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' } });
     let stdout = '';
     let stderr = '';
@@ -74,7 +74,7 @@ function expectExactlyOnce(mountPath: string, expected: Map<string, string>): vo
   expect(list(join(mountPath, 'failed'))).toEqual([]);
 }
 
-const BUNDLE = join(ROOT, 'assets', 'lambda', 'processor-s3files', 'index', 'index.js');
+const BUNDLE = join(ROOT, 'assets', 'integ', 'handlers', 'processor-s3files', 'index', 'index.js');
 type Result = { files: number; errors: unknown[]; recovered?: number; stopped?: string };
 
 /**
