@@ -10,7 +10,7 @@ import {
   validateAccessPointPath, validatePermissions, validatePosixId, validateS3FilesActions, validateSecondaryGids,
   invalid,
 } from './private/validation';
-import { IS3FilesFileSystem, S3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system';
+import { IS3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system';
 
 /**
  * The POSIX identity every NFS operation through an access point runs as.
@@ -205,7 +205,7 @@ export class S3FilesAccessPoint extends S3FilesAccessPointBase {
   /** The access point ARN. */
   public readonly accessPointArn: string;
   /** The file system of this access point. */
-  public readonly fileSystem: S3FilesFileSystem;
+  public readonly fileSystem: IS3FilesFileSystem;
   /** The root directory of this access point. */
   public readonly path: string;
   /** The POSIX user of this access point. */
@@ -219,11 +219,12 @@ export class S3FilesAccessPoint extends S3FilesAccessPointBase {
 
   constructor(scope: Construct, id: string, props: S3FilesAccessPointProps) {
     super(scope, id);
-    if (!(props.fileSystem as S3FilesFileSystem)._registerAccessPoint) {
-      invalid(this, 'fileSystem', props.fileSystem.node.path, 'an access point can be created only on a file system created in this app (S3FilesFileSystem), whose waiter also waits for it',
-        'create the access point where the file system is defined, and import it here with S3FilesAccessPoint.fromAccessPointAttributes');
+    const fileSystem = props.fileSystem;
+    if (!S3FilesFileSystemBase.isS3FilesFileSystemBase(fileSystem)) {
+      invalid(this, 'fileSystem', fileSystem.node.path, 'an access point needs a file system of this library, whose waiter can wait for it',
+        'pass an S3FilesFileSystem, or one imported with S3FilesFileSystem.fromFileSystemAttributes');
     }
-    this.fileSystem = props.fileSystem as S3FilesFileSystem;
+    this.fileSystem = fileSystem;
     this.path = props.path ?? '/lambda';
     this.posixUser = props.posixUser ?? { uid: 1000, gid: 1000 };
     const permissions = props.createPermissions ?? '755';
@@ -251,7 +252,7 @@ export class S3FilesAccessPoint extends S3FilesAccessPointBase {
     });
     this.accessPointId = resource.attrAccessPointId;
     this.accessPointArn = resource.attrAccessPointArn;
-    this.available = this.fileSystem._registerAccessPoint(this);
+    this.available = fileSystem._registerAccessPoint(this);
   }
 
   /** @internal */

@@ -435,6 +435,22 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
   /** What a mount needs to know beyond the interface. @internal */
   public abstract _mountInfo(): FileSystemMountInfo;
 
+  /**
+   * Takes a new access point of this file system into account and returns what its clients wait
+   * for (the access point and the mount targets being available).
+   * @internal
+   */
+  public abstract _registerAccessPoint(accessPoint: S3FilesAccessPoint): IDependable;
+
+  /**
+   * Adds an access point to this file system.
+   * @param id construct id of the access point (a child of this file system)
+   * @param options POSIX user, root directory and its creation permissions
+   */
+  public addAccessPoint(id: string, options: S3FilesAccessPointOptions = {}): S3FilesAccessPoint {
+    return new S3FilesAccessPoint(this, id, { ...options, fileSystem: this });
+  }
+
   private tagClient(principal: iam.IPrincipal, where: string, tag: { key: string; value: string }): void {
     if (principal instanceof iam.Role) {
       Tags.of(principal).add(tag.key, tag.value);
@@ -459,8 +475,8 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    *
    * An imported file system needs no waiter (it exists) and its file-system policy is not this
    * app's to change: grants add identity statements (and the client tag, with `clientTagKey`).
-   * It cannot create access points here (`addAccessPoint`): create an `S3FilesAccessPoint` with it
-   * as `fileSystem` (that works), or import an access point with `fromAccessPointAttributes`.
+   * New access points on it (`new S3FilesAccessPoint(scope, id, { fileSystem })`) get a waiter of
+   * their own in their stack; existing ones are imported with `fromAccessPointAttributes`.
    * @param scope the scope of the imported construct
    * @param id its id
    * @param attrs what is known of the file system
@@ -643,15 +659,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     this.mountTargetsAvailable = this.waiter;
   }
 
-  /**
-   * Adds an access point to this file system.
-   * @param id construct id of the access point (a child of this file system)
-   * @param options POSIX user, root directory and its creation permissions
-   */
-  public addAccessPoint(id: string, options: S3FilesAccessPointOptions = {}): S3FilesAccessPoint {
-    return new S3FilesAccessPoint(this, id, { ...options, fileSystem: this });
-  }
-
   /** @internal */
   public _clientTag(): { key: string; value: string } {
     return { key: this.clientTagKey, value: this.clientTagValue };
@@ -730,26 +737,13 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   }
 
 
-  /**
-   * A waiter (on `provider`, in the stack of `scope`) for this file system's mount targets and the
-   * given access points; with `bucket`, it also names the bucket and may verify its versioning.
-   */
   private createWaiter(
     scope: Construct, id: string, provider: S3FilesWaiterProvider, accessPointIds: string[],
     bucket?: { readonly name: string; readonly verifyVersioning: boolean },
   ): CustomResource {
-    return new CustomResource(scope, id, {
-      serviceToken: provider.serviceToken,
-      resourceType: WAITER_RESOURCE_TYPE,
-      serviceTimeout: waiterServiceTimeout(this._availabilityTimeoutSeconds),
-      properties: {
-        FileSystemId: this.fileSystemId,
-        ExpectedMountTargetCount: String(this._mountTargetCount),
-        AccessPointIds: accessPointIds,
-        TimeoutSeconds: Tokenization.stringifyNumber(this._availabilityTimeoutSeconds),
-        VerifyBucketVersioning: bucket?.verifyVersioning ? 'true' : 'false',
-        ...(bucket ? { BucketName: bucket.name } : {}),
-      },
+    return createWaiter(scope, id, provider, {
+      fileSystemId: this.fileSystemId, mountTargetCount: this._mountTargetCount, accessPointIds,
+      timeoutSeconds: this._availabilityTimeoutSeconds, bucket,
     });
   }
 
@@ -1117,6 +1111,32 @@ function rejectSnapshot(scope: IConstruct, prop: string, policy: RemovalPolicy):
   }
 }
 
+/**
+ * A waiter (on `provider`, in the stack of `scope`) for a file system's mount targets and the
+ * given access points; with `bucket`, it also names the bucket and may verify its versioning.
+ */
+function createWaiter(scope: Construct, id: string, provider: S3FilesWaiterProvider, props: {
+  readonly fileSystemId: string;
+  readonly mountTargetCount: number;
+  readonly accessPointIds: string[];
+  readonly timeoutSeconds: number;
+  readonly bucket?: { readonly name: string; readonly verifyVersioning: boolean };
+}): CustomResource {
+  return new CustomResource(scope, id, {
+    serviceToken: provider.serviceToken,
+    resourceType: WAITER_RESOURCE_TYPE,
+    serviceTimeout: waiterServiceTimeout(props.timeoutSeconds),
+    properties: {
+      FileSystemId: props.fileSystemId,
+      ExpectedMountTargetCount: String(props.mountTargetCount),
+      AccessPointIds: props.accessPointIds,
+      TimeoutSeconds: Tokenization.stringifyNumber(props.timeoutSeconds),
+      VerifyBucketVersioning: props.bucket?.verifyVersioning ? 'true' : 'false',
+      ...(props.bucket ? { BucketName: props.bucket.name } : {}),
+    },
+  });
+}
+
 /** An AZ as the library keys it: by name when known, by its `Fn::GetAZs` index in env-agnostic stacks. */
 interface AzRef {
   /** Stable, alphanumeric: part of construct ids. */
@@ -1268,5 +1288,22 @@ class ImportedFileSystem extends S3FilesFileSystemBase {
         if (azs) new AzCoverage(azs.map((az) => azRef(Stack.of(this), az))).check(scope, prop, subnets, this.node.path);
       },
     };
+  }
+
+  /**
+   * An access point created on an imported file system gets a waiter of its own in its stack: the
+   * file system exists, but a new access point takes a moment to become available. It also waits
+   * for one mount target per known AZ.
+   * @internal
+   */
+  public _registerAccessPoint(accessPoint: S3FilesAccessPoint): IDependable {
+    const provider = S3FilesWaiterProvider.getOrCreate(accessPoint);
+    provider.grantReadFileSystem(this.fileSystemArn);
+    return createWaiter(accessPoint, 'Available', provider, {
+      fileSystemId: this.fileSystemId,
+      mountTargetCount: Math.max(1, this.attrs.availabilityZones?.length ?? 1),
+      accessPointIds: [accessPoint.accessPointId],
+      timeoutSeconds: DEFAULT_AVAILABILITY_TIMEOUT_SECONDS,
+    });
   }
 }

@@ -221,7 +221,7 @@ describe('mountOnFunction and imports: clear errors', () => {
       .toThrow(new RegExp(`invalid vpcSubnets "${az1}": Env/Theirs has mount targets only in ${vpc.isolatedSubnets[0].availabilityZone}`));
   });
 
-  test('attributes: an id or an ARN, well formed; an access point only on a file system of this app', () => {
+  test('attributes: an id or an ARN, well formed', () => {
     const stack = newStack();
     expect(() => S3FilesFileSystem.fromFileSystemAttributes(stack, 'None', {})).toThrow(/TestStack\/None: invalid fileSystemId undefined: an imported file system needs its id or its ARN/);
     expect(() => S3FilesFileSystem.fromFileSystemAttributes(stack, 'Bad', { fileSystemId: 'vol-123' })).toThrow(/invalid fileSystemId "vol-123": an S3 Files file system id looks like fs-0123456789abcdef0/);
@@ -229,8 +229,6 @@ describe('mountOnFunction and imports: clear errors', () => {
     const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Ok', { fileSystemId: 'fs-0123456789abcdef0' });
     expect(() => S3FilesAccessPoint.fromAccessPointAttributes(stack, 'NoId', { fileSystem: imported })).toThrow(/an imported access point needs its id or its ARN/);
     expect(() => S3FilesAccessPoint.fromAccessPointAttributes(stack, 'BadId', { fileSystem: imported, accessPointId: 'ap-1' })).toThrow(/invalid accessPointId "ap-1"/);
-    expect(() => new S3FilesAccessPoint(stack, 'New', { fileSystem: imported }))
-      .toThrow(/invalid fileSystem "TestStack\/Ok": an access point can be created only on a file system created in this app.*Fix: .*fromAccessPointAttributes/);
   });
 
   test('grants on an imported file system are identity statements; without a client tag key nothing is tagged', () => {

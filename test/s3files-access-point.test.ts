@@ -1,6 +1,8 @@
 import { App, Lazy, Stack, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions, S3FilesFileSystem } from '../src';
 import { byPrefix, isolatedVpc, newStack, only, warnings } from './util/template';
 
@@ -82,7 +84,7 @@ describe('S3FilesAccessPoint', () => {
     granted('Writer', ['s3files:ClientMount', 's3files:ClientWrite']);
     granted('Admin', ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
     granted('Custom', 's3files:ClientMount');
-    t.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: ap.fileSystem.clientTagKey, Value: 'true' }] });
+    t.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: (ap.fileSystem as S3FilesFileSystem).clientTagKey, Value: 'true' }] });
     expect(() => ap.grant(client('Bad'), 'ec2:DescribeInstances')).toThrow(/invalid actions "ec2:DescribeInstances": only s3files: actions/);
   });
 
@@ -123,6 +125,40 @@ describe('S3FilesAccessPoint', () => {
     expect(other.dependencies).toContain(stack);
     expect(stack.dependencies).toEqual([]);
     expect(ap.available).toBeDefined();
+  });
+
+  test('on an imported file system it gets a waiter of its own, and a function mounting it waits for that waiter', () => {
+    // GIVEN a file system of another app, imported with the AZs of its mount targets
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      vpc,
+      availabilityZones: vpc.availabilityZones,
+      securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'MountTargets', 'sg-0123456789abcdef0')],
+    });
+    // WHEN an access point is created on it and mounted on a function
+    const ap = new S3FilesAccessPoint(stack, 'Team', { fileSystem: theirs, path: '/team' });
+    const fn = new lambda.Function(stack, 'Fn', {
+      runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('x'), vpc,
+    });
+    ap.mountOnFunction(fn, { directS3Read: lambda.DirectS3Read.disabled() });
+    // THEN the access point is created on the imported id, a waiter waits for it and one mount target per AZ
+    const t = Template.fromStack(stack);
+    const [apId] = only(t, 'AWS::S3Files::AccessPoint');
+    t.hasResourceProperties('AWS::S3Files::AccessPoint', { FileSystemId: 'fs-0123456789abcdef0', RootDirectory: { Path: '/team' } });
+    const [waiterId, waiter] = only(t, 'Custom::S3FilesMountTargetsAvailable');
+    expect(waiter.Properties).toMatchObject({
+      FileSystemId: 'fs-0123456789abcdef0',
+      AccessPointIds: [{ 'Fn::GetAtt': [apId, 'AccessPointId'] }],
+      ExpectedMountTargetCount: '2',
+      VerifyBucketVersioning: 'false',
+    });
+    // AND the waiter may read that file system, and the function is created only after the waiter
+    const [, readPolicy] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderIsCompleteServiceRoleDefaultPolicy');
+    expect(JSON.stringify(readPolicy.Properties.PolicyDocument)).toContain('file-system/fs-0123456789abcdef0');
+    const [, fnResource] = byPrefix(t, 'AWS::Lambda::Function', 'Fn');
+    expect(fnResource.DependsOn).toContain(waiterId);
   });
 
   test('warns when the POSIX user is root', () => {

@@ -8,7 +8,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
+import { Construct, DependencyGroup } from 'constructs';
+import { ImportTrigger, IS3FilesFileSystem, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
 import { venvBin } from '../validators/templates';
 
 // Bad configurations a user can write, including through jsii from Python/Java/.NET, where a value
@@ -36,6 +37,19 @@ function mounted(stack: Stack, props: Partial<S3FilesMountedFunctionProps> = {},
 }
 function fileSystem(stack: Stack, props: Record<string, unknown> = {}): S3FilesFileSystem {
   return new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), ...props });
+}
+
+/** An IS3FilesFileSystem that is not this library's (another library's, or a hand-written one). */
+function foreignFileSystem(stack: Stack): IS3FilesFileSystem {
+  const foreign = new Construct(stack, 'Foreign');
+  return Object.assign(foreign, {
+    fileSystemId: 'fs-0123456789abcdef0',
+    fileSystemArn: 'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0',
+    mountTargetsAvailable: new DependencyGroup(),
+    connections: new ec2.Connections(),
+    stack,
+    env: { account: '111111111111', region: 'us-east-1' },
+  }) as unknown as IS3FilesFileSystem;
 }
 
 interface Rejected { readonly build: (stack: Stack) => unknown; readonly prop: RegExp; readonly fix: RegExp }
@@ -237,10 +251,10 @@ const REJECTED: Record<string, Rejected> = {
     prop: /invalid accessPointId undefined: an imported access point needs its id or its ARN/,
     fix: /give accessPointId \(fsap-...\) or accessPointArn/,
   },
-  'an access point created on an imported file system': {
-    build: (s) => new S3FilesAccessPoint(s, 'OnImported', { fileSystem: S3FilesFileSystem.fromFileSystemAttributes(s, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' }) }),
-    prop: /invalid fileSystem "Hostile\/Theirs": an access point can be created only on a file system created in this app/,
-    fix: /import it here with S3FilesAccessPoint.fromAccessPointAttributes/,
+  'an access point on another implementation of IS3FilesFileSystem': {
+    build: (s) => new S3FilesAccessPoint(s, 'OnForeign', { fileSystem: foreignFileSystem(s) }),
+    prop: /invalid fileSystem "Hostile\/Foreign": an access point needs a file system of this library/,
+    fix: /pass an S3FilesFileSystem, or one imported with S3FilesFileSystem.fromFileSystemAttributes/,
   },
   'grant() with another service\'s action': {
     build: (s) => fileSystem(s).grant(new lambda.Function(s, 'G', FN), 's3:GetObject'),

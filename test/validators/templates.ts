@@ -106,6 +106,10 @@ export function buildValidatorApp(outdir: string): App {
   S3FilesAccessPoint.fromAccessPointAttributes(consumer, 'Team', { fileSystem: theirs, accessPointId: 'fsap-0123456789abcdef0', path: '/team' })
     .mountOnFunction(reader, { readOnly: true });
   acknowledgeUserRole(reader);
+  // A new access point on that imported file system: it gets a waiter (and provider) of its own.
+  const writer = new lambda.Function(consumer, 'Writer', { ...fn, vpc: theirVpc });
+  new S3FilesAccessPoint(consumer, 'Uploads', { fileSystem: theirs, path: '/uploads' }).mountOnFunction(writer);
+  acknowledgeUserRole(writer);
   return app;
 }
 
