@@ -742,8 +742,11 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     bucket?: { readonly name: string; readonly verifyVersioning: boolean },
   ): CustomResource {
     return createWaiter(scope, id, provider, {
-      fileSystemId: this.fileSystemId, mountTargetCount: this._mountTargetCount, accessPointIds,
-      timeoutSeconds: this._availabilityTimeoutSeconds, bucket,
+      fileSystemId: this.fileSystemId,
+      mountTargetCount: this._mountTargetCount,
+      accessPointIds,
+      timeoutSeconds: this._availabilityTimeoutSeconds,
+      bucket,
     });
   }
 
