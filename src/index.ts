@@ -1,4 +1,5 @@
 export * from './s3files-file-system';
 export * from './s3files-access-point';
 export * from './s3files-mounted-function';
-export * from './lambda-mount';
+export * from './mount/lambda';
+export * from './mount/ecs';

@@ -1,10 +1,13 @@
 import { Annotations, ArnFormat, Fn, IResource, Resource, Stack, Token, Tokenization } from 'aws-cdk-lib';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IDependable } from 'constructs';
-import { LambdaMountOptions } from './lambda-mount';
+import { LambdaMountOptions } from './mount/lambda';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
+import { EcsMountOptions } from './mount/ecs';
+import { mountOnService, mountOnTaskDefinition } from './private/ecs-mount';
 import { mountOnFunction } from './private/lambda-mount';
 import {
   validateAccessPointPath, validatePermissions, validatePosixId, validateS3FilesActions, validateSecondaryGids,
@@ -115,6 +118,28 @@ export interface IS3FilesAccessPoint extends IResource {
    * @param options where and how to mount
    */
   mountOnFunction(fn: lambda.Function, options?: LambdaMountOptions): void;
+
+  /**
+   * Adds an S3 Files volume for this access point to an ECS task definition (Fargate or ECS
+   * Managed Instances) and mounts it in its containers; grants the task role the client actions
+   * (scoped to this access point), the reads ECS validates with and the direct-read rights; and
+   * makes the task definition, so every service and task using it, wait until the mount targets
+   * and this access point are available. Networking is the service's: see `mountOnService`.
+   * @param taskDefinition the task definition
+   * @param options where and how to mount
+   * @returns the volume name
+   */
+  mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, options?: EcsMountOptions): string;
+
+  /**
+   * `mountOnTaskDefinition` on the service's task definition, and lets the service's tasks reach
+   * the mount targets over NFS, checks that every AZ of its subnets has a mount target, and makes
+   * the service wait until they are available.
+   * @param service an awsvpc service (Fargate, or ECS Managed Instances)
+   * @param options where and how to mount
+   * @returns the volume name
+   */
+  mountOnService(service: ecs.BaseService, options?: EcsMountOptions): string;
 }
 
 /**
@@ -171,6 +196,14 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
 
   public mountOnFunction(fn: lambda.Function, options: LambdaMountOptions = {}): void {
     mountOnFunction(fn, this, options);
+  }
+
+  public mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, options: EcsMountOptions = {}): string {
+    return mountOnTaskDefinition(taskDefinition, this, options);
+  }
+
+  public mountOnService(service: ecs.BaseService, options: EcsMountOptions = {}): string {
+    return mountOnService(service, this, options);
   }
 
   private clientGrant(grantee: iam.IGrantable, actions: string[]): iam.Grant {

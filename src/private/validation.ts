@@ -221,3 +221,12 @@ export function validateS3FilesActions(scope: IConstruct, actions: string[]): vo
     }
   }
 }
+
+/** A container's mount path: absolute, not the root, at most 4,096 characters. */
+export function validateContainerPath(scope: IConstruct, path: string, prop = 'containerPath'): void {
+  requireString(scope, prop, path, '"/mnt/s3files"');
+  if (Token.isUnresolved(path)) return warnUnresolved(scope, prop);
+  if (!path.startsWith('/') || path === '/' || path.length > 4096 || /\/\.\.?(\/|$)/.test(path)) {
+    invalid(scope, prop, path, 'it must be an absolute path other than "/", without "." or ".." components', 'use a path such as "/mnt/s3files"');
+  }
+}

@@ -6,11 +6,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { S3FilesAccessPoint, S3FilesFileSystem } from '../src';
-import { isolatedVpc, newStack, warnings } from './util/template';
+import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { isolatedVpc, newStack, warnings } from '../util/template';
 
-const ENTRY = path.join(__dirname, 'fixtures', 'user-handler.ts');
-const DOCKER_DIR = path.join(__dirname, 'fixtures', 'docker-function');
+const ENTRY = path.join(__dirname, '..', 'fixtures', 'user-handler.ts');
+const DOCKER_DIR = path.join(__dirname, '..', 'fixtures', 'docker-function');
 
 function userNodejsFunction(scope: Stack, id: string, vpc: ec2.IVpc, extra: Partial<nodejs.NodejsFunctionProps> = {}): nodejs.NodejsFunction {
   return new nodejs.NodejsFunction(scope, id, {

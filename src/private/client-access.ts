@@ -1,0 +1,151 @@
+import { Stack, Token } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IConstruct } from 'constructs';
+import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './client-actions';
+import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './kms';
+import { FileSystemMountInfo } from './mount-info';
+import { acknowledge, findingResource } from './nag';
+import { invalid } from './validation';
+import type { S3FilesAccessPointBase } from '../s3files-access-point';
+import { S3FilesFileSystemBase } from '../s3files-file-system';
+
+// What every compute adapter (ECS, Batch, EC2, AgentCore) does the same way: resolve the file
+// system, grant the client actions, the service's validation reads and direct reads, and find
+// the client's subnets for the AZ check.
+
+/** Options every non-Lambda mount shares. */
+export interface ClientAccessOptions {
+  readonly readOnly?: boolean;
+  readonly rootAccess?: boolean;
+  readonly grantDirectReads?: boolean;
+}
+
+/** The file system of an access point, when it is one of this library's (anything else cannot be mounted). */
+export function fileSystemOf(scope: IConstruct, accessPoint: S3FilesAccessPointBase): { fs: S3FilesFileSystemBase; info: FileSystemMountInfo } {
+  const fs = accessPoint.fileSystem;
+  if (!S3FilesFileSystemBase.isS3FilesFileSystemBase(fs)) {
+    invalid(scope, 'accessPoint.fileSystem', fs.node.path, 'it is not a file system of this library',
+      'use S3FilesFileSystem or S3FilesFileSystem.fromFileSystemAttributes');
+  }
+  return { fs, info: fs._mountInfo() };
+}
+
+/** The client actions for a mount: read, read-write, plus root access when asked. */
+export function clientActions(options: ClientAccessOptions): string[] {
+  const actions = options.readOnly ? [...CLIENT_READ_ACTIONS] : [...CLIENT_READ_WRITE_ACTIONS];
+  if (options.rootAccess) actions.push(CLIENT_ROOT_ACTIONS[2]);
+  return actions;
+}
+
+/**
+ * Everything a mounting principal needs on the file system: the client actions limited to the
+ * access point (and the client tag), the two reads ECS and AgentCore validate with
+ * (`s3files:GetAccessPoint` on the access point, `s3files:ListMountTargets` on the file system;
+ * GetAccessPoint does not carry the access-point condition key, so it is a statement of its own),
+ * and, unless turned off, the direct-read grant.
+ */
+export function grantMountingClient(
+  scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, options: ClientAccessOptions,
+): void {
+  const { fs, info } = fileSystemOf(scope, accessPoint);
+  fs._grantClient(grantee, clientActions(options), accessPoint.accessPointArn);
+  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:GetAccessPoint'], resourceArns: [accessPoint.accessPointArn] });
+  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:ListMountTargets'], resourceArns: [fs.fileSystemArn] });
+  if (options.grantDirectReads ?? true) {
+    grantDirectReads(scope, grantee, accessPoint, info, {
+      prop: 'grantDirectReads', value: true, fix: 'give bucket (and prefix) to fromFileSystemAttributes, or set grantDirectReads to false and grant the reads yourself',
+    });
+  }
+}
+
+/**
+ * Read access to the objects under the access point's directory, for reads the client makes
+ * straight from the bucket (Lambda's direct reads; the mount helper's on EC2 and ECS). Without
+ * it those reads fall back to the mount, silently.
+ */
+export function grantDirectReads(
+  scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, info: FileSystemMountInfo,
+  refusal: { readonly prop: string; readonly value: unknown; readonly fix: string; readonly sid?: string },
+): void {
+  if (!info.bucket) {
+    invalid(scope, refusal.prop, refusal.value, `the bucket of ${accessPoint.fileSystem.node.path} is not known, so the direct-read grant cannot be made`, refusal.fix);
+  }
+  const sid = refusal.sid;
+  const path = accessPoint._rootPath();
+  // The access point's root directory maps to keys under prefix + path (without the leading '/').
+  const relative = path === undefined || Token.isUnresolved(path) ? '' : path.replace(/^\/+/, '').replace(/\/+$/, '');
+  const keyPrefix = relative === '' ? info.prefix : `${info.prefix}${relative}/`;
+  const objects = info.bucket.arnForObjects(`${keyPrefix}*`);
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
+    sid,
+    actions: ['s3:GetObject', 's3:GetObjectVersion'],
+    resources: [objects],
+  }));
+  acknowledge(scope, `AwsSolutions-IAM5[${findingResource(scope, objects)}]`,
+    'Direct S3 reads fetch any file under the access point\'s directory, i.e. every object under that key prefix; read-only (s3:GetObject, s3:GetObjectVersion).');
+  if (info.bucketEncryptionKey) {
+    const stack = Stack.of(scope);
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
+      sid: sid ? `${sid}Decrypt` : undefined,
+      actions: ['kms:Decrypt'],
+      // An alias ARN authorizes nothing: grant the key behind it.
+      ...kmsKeyGrant(info.bucketEncryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
+    }));
+    if (grantsByAlias(info.bucketEncryptionKey)) {
+      acknowledge(scope, `AwsSolutions-IAM5[${findingResource(scope, kmsKeyWildcard(stack))}]`,
+        'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
+    }
+  }
+}
+
+/**
+ * Lets a client reach NFS: `join` adds the file system's client security group to it when there
+ * is one (no rule per client); otherwise the mount targets' groups get a rule from `client`.
+ */
+export function openNfs(
+  scope: IConstruct, fs: S3FilesFileSystemBase, info: FileSystemMountInfo, client: ec2.IConnectable, join: (group: ec2.ISecurityGroup) => void, what: string,
+): void {
+  if (info.clientSecurityGroup) {
+    join(info.clientSecurityGroup);
+  } else if (fs.connections.securityGroups.length > 0) {
+    fs.connections.allowDefaultPortFrom(client, `NFS from ${what}`);
+  } else {
+    invalid(scope, 'fileSystem', fs.node.path, `the imported file system has no security group, so ${what} cannot be let in over NFS`,
+      'give clientSecurityGroup (a group the mount targets admit) or securityGroups (the mount targets\' groups) to fromFileSystemAttributes');
+  }
+}
+
+/**
+ * Subnets found among the VPC's subnets by id (compared resolved, so a token and its rendering
+ * match), or undefined when any is not one of those (imported by id, or another VPC object): then
+ * the AZ check cannot run at synth.
+ */
+export function subnetsById(scope: IConstruct, ids: unknown, vpc: ec2.IVpc | undefined): ec2.ISubnet[] | undefined {
+  if (!vpc) return undefined;
+  const stack = Stack.of(scope);
+  const resolved = stack.resolve(ids);
+  if (!Array.isArray(resolved)) return undefined;
+  const known = [...vpc.publicSubnets, ...vpc.privateSubnets, ...vpc.isolatedSubnets]
+    .map((subnet) => ({ subnet, id: JSON.stringify(stack.resolve(subnet.subnetId)) }));
+  const subnets = resolved.map((id) => known.find((k) => k.id === JSON.stringify(id))?.subnet);
+  return subnets.every((s) => s !== undefined) ? subnets as ec2.ISubnet[] : undefined;
+}
+
+/**
+ * A client must be in the mount targets' VPC: compared through the VPC id of the client's own
+ * security group (when it has one created in this app) and the file system's VPC.
+ */
+export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vpc: ec2.IVpc | undefined, what: string): void {
+  if (!vpc) return;
+  const stack = Stack.of(scope);
+  for (const sg of connections.securityGroups) {
+    const l1 = sg.node.defaultChild;
+    if (!(l1 instanceof ec2.CfnSecurityGroup) || l1.vpcId === undefined) continue;
+    if (JSON.stringify(stack.resolve(l1.vpcId)) !== JSON.stringify(stack.resolve(vpc.vpcId))) {
+      invalid(scope, 'vpc', sg.node.path, `${what}'s security group is in another VPC than the mount targets (${vpc.node.path}), and clients mount only from the mount targets' VPC`,
+        'create it in the file system\'s VPC');
+    }
+    return;
+  }
+}

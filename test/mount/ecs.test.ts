@@ -1,0 +1,213 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { findCycle } from '../lifecycle/cfn';
+import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/template';
+
+const IMAGE = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
+
+/** Storage (file system + access point) in one stack, a Fargate service in another: the common layout. */
+function storageAndCompute() {
+  const app = new App();
+  const storage = new Stack(app, 'Storage');
+  const vpc = isolatedVpc(storage);
+  const fileSystem = new S3FilesFileSystem(storage, 'Files', { vpc });
+  const accessPoint = fileSystem.addAccessPoint('Results', { path: '/results' });
+  const compute = new Stack(app, 'Compute');
+  const cluster = new ecs.Cluster(compute, 'Cluster', { vpc });
+  const taskDefinition = new ecs.FargateTaskDefinition(compute, 'Reader');
+  const container = taskDefinition.addContainer('app', { image: IMAGE });
+  const service = new ecs.FargateService(compute, 'Service', {
+    cluster, taskDefinition, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+  });
+  return { app, storage, compute, vpc, fileSystem, accessPoint, cluster, taskDefinition, container, service };
+}
+
+/** Statements of the policies attached to a role whose logical id starts with `rolePrefix`. */
+function roleStatements(t: Template, rolePrefix: string): any[] {
+  return Object.values(t.findResources('AWS::IAM::Policy'))
+    .filter((p: any) => JSON.stringify(p.Properties.Roles).includes(rolePrefix))
+    .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
+}
+
+describe('mountOnService: a Fargate service in another stack mounts the storage stack\'s access point', () => {
+  test('the task definition gets the S3 Files volume and the mount point', () => {
+    // GIVEN / WHEN
+    const { compute, accessPoint, service } = storageAndCompute();
+    const volume = accessPoint.mountOnService(service, { containerPath: '/mnt/results' });
+    // THEN
+    const t = Template.fromStack(compute);
+    t.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      Volumes: [{
+        Name: volume,
+        S3FilesVolumeConfiguration: {
+          FileSystemArn: { 'Fn::ImportValue': Match.stringLikeRegexp('FileSystemArn') },
+          AccessPointArn: { 'Fn::ImportValue': Match.stringLikeRegexp('AccessPointArn') },
+        },
+      }],
+      ContainerDefinitions: [Match.objectLike({ MountPoints: [{ SourceVolume: volume, ContainerPath: '/mnt/results', ReadOnly: false }] })],
+    });
+    expect(volume).toMatch(/^s3files-[0-9a-f]{12}$/);
+  });
+
+  test('the task role gets the scoped client actions, the reads ECS validates with, direct reads, and the client tag', () => {
+    // GIVEN / WHEN
+    const { compute, accessPoint, service, fileSystem } = storageAndCompute();
+    accessPoint.mountOnService(service);
+    // THEN
+    const t = Template.fromStack(compute);
+    const st = roleStatements(t, 'ReaderTaskRole');
+    const apArn = { 'Fn::ImportValue': expect.stringMatching(/AccessPointArn/) };
+    expect(st).toEqual(expect.arrayContaining([
+      expect.objectContaining({ Action: ['s3files:ClientMount', 's3files:ClientWrite'], Condition: { ArnEquals: { 's3files:AccessPointArn': apArn } } }),
+      expect.objectContaining({ Action: 's3files:GetAccessPoint', Resource: apArn }),
+      expect.objectContaining({ Action: 's3files:ListMountTargets', Resource: { 'Fn::ImportValue': expect.stringMatching(/FileSystemArn/) } }),
+      expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'] }),
+    ]));
+    // GetAccessPoint carries no access-point condition (the key does not exist for it: a condition would deny)
+    expect(st.find((s) => s.Action === 's3files:GetAccessPoint').Condition).toBeUndefined();
+    const [, role] = byPrefix(t, 'AWS::IAM::Role', 'ReaderTaskRole');
+    expect(role.Properties.Tags).toEqual(expect.arrayContaining([{ Key: fileSystem.clientTagKey, Value: 'true' }]));
+  });
+
+  test('the service joins the client security group, and it and the task definition wait for the waiter (a stack dependency)', () => {
+    // GIVEN / WHEN
+    const { app, storage, compute, accessPoint, service } = storageAndCompute();
+    accessPoint.mountOnService(service);
+    // THEN
+    const t = Template.fromStack(compute);
+    t.hasResourceProperties('AWS::ECS::Service', {
+      NetworkConfiguration: { AwsvpcConfiguration: { SecurityGroups: Match.arrayWith([{ 'Fn::ImportValue': Match.stringLikeRegexp('ClientSecurityGroup') }]) } },
+    });
+    expect(compute.dependencies).toContain(storage);
+    expect(storage.dependencies).toEqual([]);
+    // AND neither template has a reference cycle
+    const assembly = app.synth();
+    for (const stack of assembly.stacks) expect(findCycle(stack.template)).toBeUndefined();
+  });
+
+  test('in one stack, the task definition and the service DependsOn the waiter and the file system policy', () => {
+    // GIVEN
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc });
+    const ap = fs.addAccessPoint('Data');
+    const td = new ecs.FargateTaskDefinition(stack, 'Task');
+    td.addContainer('app', { image: IMAGE });
+    const service = new ecs.FargateService(stack, 'Service', { cluster: new ecs.Cluster(stack, 'Cluster', { vpc }), taskDefinition: td });
+    // WHEN
+    ap.mountOnService(service);
+    // THEN
+    const t = Template.fromStack(stack);
+    const [waiterId] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', 'FilesMountTargetsAvailable');
+    const [policyId] = only(t, 'AWS::S3Files::FileSystemPolicy');
+    const [, task] = only(t, 'AWS::ECS::TaskDefinition');
+    expect(task.DependsOn).toEqual(expect.arrayContaining([waiterId, policyId]));
+    const [, svc] = only(t, 'AWS::ECS::Service');
+    expect(svc.DependsOn).toEqual(expect.arrayContaining([waiterId]));
+  });
+});
+
+describe('mountOnTaskDefinition', () => {
+  test('readOnly: ClientMount only and a read-only mount point; the same access point twice is one volume', () => {
+    // GIVEN
+    const { compute, accessPoint, taskDefinition } = storageAndCompute();
+    const sidecar = taskDefinition.addContainer('sidecar', { image: IMAGE, essential: false });
+    // WHEN
+    const first = accessPoint.mountOnTaskDefinition(taskDefinition, { readOnly: true });
+    const second = accessPoint.mountOnTaskDefinition(taskDefinition, { readOnly: true, containers: [sidecar], containerPath: '/data' });
+    // THEN
+    expect(second).toBe(first);
+    const t = Template.fromStack(compute);
+    const [, task] = only(t, 'AWS::ECS::TaskDefinition');
+    expect(task.Properties.Volumes).toHaveLength(1);
+    expect(task.Properties.ContainerDefinitions.map((c: any) => c.MountPoints)).toEqual([
+      [{ SourceVolume: first, ContainerPath: '/mnt/s3files', ReadOnly: true }],
+      [{ SourceVolume: first, ContainerPath: '/data', ReadOnly: true }],
+    ]);
+    const clientStatements = roleStatements(t, 'ReaderTaskRole').filter((s) => JSON.stringify(s.Action).includes('s3files:Client'));
+    expect(clientStatements.map((s) => s.Action)).toEqual(['s3files:ClientMount']);
+  });
+
+  test('two access points are two volumes; other volumes of the task definition are kept', () => {
+    // GIVEN
+    const { compute, fileSystem, accessPoint, taskDefinition } = storageAndCompute();
+    taskDefinition.addVolume({ name: 'scratch' });
+    const other = new S3FilesAccessPoint(compute, 'Other', { fileSystem, path: '/other' });
+    // WHEN
+    const a = accessPoint.mountOnTaskDefinition(taskDefinition);
+    const b = other.mountOnTaskDefinition(taskDefinition, { volumeName: 'other', containerPath: '/mnt/other' });
+    // THEN
+    const [, task] = only(Template.fromStack(compute), 'AWS::ECS::TaskDefinition');
+    expect(task.Properties.Volumes.map((v: any) => [v.Name, v.S3FilesVolumeConfiguration !== undefined])).toEqual([['scratch', false], [a, true], [b, true]]);
+  });
+
+  test('ECS Managed Instances are accepted; an EC2+Fargate task definition is accepted with a warning', () => {
+    // GIVEN
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    const ap = fs.addAccessPoint('Data');
+    const managed = new ecs.TaskDefinition(stack, 'Managed', { compatibility: ecs.Compatibility.MANAGED_INSTANCES, networkMode: ecs.NetworkMode.AWS_VPC, cpu: '256', memoryMiB: '512' });
+    managed.addContainer('app', { image: IMAGE, memoryLimitMiB: 512 });
+    const mixed = new ecs.TaskDefinition(stack, 'Mixed', { compatibility: ecs.Compatibility.EC2_AND_FARGATE, networkMode: ecs.NetworkMode.AWS_VPC, cpu: '256', memoryMiB: '512' });
+    mixed.addContainer('app', { image: IMAGE, memoryLimitMiB: 512 });
+    // WHEN
+    ap.mountOnTaskDefinition(managed);
+    ap.mountOnTaskDefinition(mixed);
+    // THEN
+    const w = warnings(stack).join('\n');
+    expect(w).toMatch(/TestStack\/Mixed is also EC2-compatible.*fails/);
+    expect(w).not.toMatch(/TestStack\/Managed is/);
+  });
+
+  test.each<[string, (s: Stack, ap: S3FilesAccessPoint) => unknown, RegExp]>([
+    ['an EC2-only task definition', (s, ap) => {
+      const td = new ecs.Ec2TaskDefinition(s, 'OnEc2');
+      td.addContainer('app', { image: IMAGE, memoryLimitMiB: 256 });
+      return ap.mountOnTaskDefinition(td);
+    }, /TestStack\/OnEc2: invalid compatibility "EC2": ECS mounts S3 Files volumes only in tasks on Fargate or ECS Managed Instances.*Fix: use a FargateTaskDefinition/],
+    ['a task definition without a container', (s, ap) => ap.mountOnTaskDefinition(new ecs.FargateTaskDefinition(s, 'Empty')),
+      /TestStack\/Empty: invalid containers \[\]: the task definition has no essential container yet.*Fix: add the container before mounting, or pass containers/],
+    ['a container of another task definition', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'Mine');
+      td.addContainer('app', { image: IMAGE });
+      const theirs = new ecs.FargateTaskDefinition(s, 'Theirs').addContainer('app', { image: IMAGE });
+      return ap.mountOnTaskDefinition(td, { containers: [theirs] });
+    }, /invalid containers "TestStack\/Theirs\/app": the container belongs to TestStack\/Theirs/],
+    ['a relative container path', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'Rel');
+      td.addContainer('app', { image: IMAGE });
+      return ap.mountOnTaskDefinition(td, { containerPath: 'data' });
+    }, /invalid containerPath "data": it must be an absolute path.*\(In Python: container_path\.\)/],
+    ['a bad volume name', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'BadName');
+      td.addContainer('app', { image: IMAGE });
+      return ap.mountOnTaskDefinition(td, { volumeName: 'has space' });
+    }, /invalid volumeName "has space": ECS volume names are 1-255 letters/],
+    ['one volume name for two access points', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'Twice');
+      td.addContainer('app', { image: IMAGE });
+      ap.mountOnTaskDefinition(td, { volumeName: 'data' });
+      const other = (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' });
+      return other.mountOnTaskDefinition(td, { volumeName: 'data', containerPath: '/other' });
+    }, /invalid volumeName "data": the task definition already has an S3 Files volume of that name for TestStack\/Files\/Data/],
+  ])('refuses %s, naming the prop and the fix', (_what, build, message) => {
+    const stack = newStack();
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    expect(() => build(stack, fs.addAccessPoint('Data'))).toThrow(message);
+  });
+
+  test('a service in an AZ without a mount target is refused', () => {
+    // GIVEN mount targets in two of three AZs, and a service in all three (an env-agnostic stack has two AZs)
+    const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'us-east-1' } });
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 3, natGateways: 0, subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const fs = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: vpc.isolatedSubnets.slice(0, 2) } });
+    const td = new ecs.FargateTaskDefinition(stack, 'Task');
+    td.addContainer('app', { image: IMAGE });
+    const service = new ecs.FargateService(stack, 'Service', { cluster: new ecs.Cluster(stack, 'Cluster', { vpc }), taskDefinition: td });
+    // WHEN / THEN
+    expect(() => fs.addAccessPoint('Data').mountOnService(service)).toThrow(/TestStack\/Service: invalid vpcSubnets "dummy1c": TestStack\/Files has mount targets only in dummy1a, dummy1b/);
+  });
+});
