@@ -3,3 +3,4 @@ export * from './s3files-access-point';
 export * from './s3files-mounted-function';
 export * from './mount/lambda';
 export * from './mount/ecs';
+export * from './mount/ec2';

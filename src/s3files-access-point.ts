@@ -1,12 +1,16 @@
 import { Annotations, ArnFormat, Fn, IResource, Resource, Stack, Token, Tokenization } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IDependable } from 'constructs';
+import { Ec2MountOptions } from './mount/ec2';
+import { EcsMountOptions } from './mount/ecs';
 import { LambdaMountOptions } from './mount/lambda';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
-import { EcsMountOptions } from './mount/ecs';
+import { mountOnAutoScalingGroup, mountOnInstance, mountOnLaunchTemplate } from './private/ec2-mount';
 import { mountOnService, mountOnTaskDefinition } from './private/ecs-mount';
 import { mountOnFunction } from './private/lambda-mount';
 import {
@@ -140,6 +144,32 @@ export interface IS3FilesAccessPoint extends IResource {
    * @returns the volume name
    */
   mountOnService(service: ecs.BaseService, options?: EcsMountOptions): string;
+
+  /**
+   * Mounts this access point on an EC2 instance at boot: user data installs amazon-efs-utils
+   * (>= 3.0.0), writes the fstab line and mounts with `mount -t s3files`, retrying while the mount
+   * target is not reachable; grants the instance role; lets the instance reach NFS; checks its
+   * subnet's AZ has a mount target; and creates the instance only once they are available.
+   * @param instance a Linux instance in the file system's VPC
+   * @param options where and how to mount
+   */
+  mountOnInstance(instance: ec2.Instance, options?: Ec2MountOptions): void;
+
+  /**
+   * `mountOnInstance` for every instance of an Auto Scaling group (one built from a machine image,
+   * not from a launch template: mount on the template then).
+   * @param group the Auto Scaling group
+   * @param options where and how to mount
+   */
+  mountOnAutoScalingGroup(group: autoscaling.AutoScalingGroup, options?: Ec2MountOptions): void;
+
+  /**
+   * `mountOnInstance` for every instance launched from a launch template (which needs user data,
+   * a role and a security group). Its AZs are the launcher's: they cannot be checked here.
+   * @param template the launch template
+   * @param options where and how to mount
+   */
+  mountOnLaunchTemplate(template: ec2.LaunchTemplate, options?: Ec2MountOptions): void;
 }
 
 /**
@@ -204,6 +234,18 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
 
   public mountOnService(service: ecs.BaseService, options: EcsMountOptions = {}): string {
     return mountOnService(service, this, options);
+  }
+
+  public mountOnInstance(instance: ec2.Instance, options: Ec2MountOptions = {}): void {
+    mountOnInstance(instance, this, options);
+  }
+
+  public mountOnAutoScalingGroup(group: autoscaling.AutoScalingGroup, options: Ec2MountOptions = {}): void {
+    mountOnAutoScalingGroup(group, this, options);
+  }
+
+  public mountOnLaunchTemplate(template: ec2.LaunchTemplate, options: Ec2MountOptions = {}): void {
+    mountOnLaunchTemplate(template, this, options);
   }
 
   private clientGrant(grantee: iam.IGrantable, actions: string[]): iam.Grant {

@@ -104,7 +104,8 @@ export function grantDirectReads(
  * is one (no rule per client); otherwise the mount targets' groups get a rule from `client`.
  */
 export function openNfs(
-  scope: IConstruct, fs: S3FilesFileSystemBase, info: FileSystemMountInfo, client: ec2.IConnectable, join: (group: ec2.ISecurityGroup) => void, what: string,
+  scope: IConstruct, fs: S3FilesFileSystemBase, info: FileSystemMountInfo, client: ec2.IConnectable,
+  join: (group: ec2.ISecurityGroup) => void, what: string,
 ): void {
   if (info.clientSecurityGroup) {
     join(info.clientSecurityGroup);

@@ -13,7 +13,8 @@ export const DEFAULT_CONTAINER_PATH = '/mnt/s3files';
 const MAX_TASK_SECURITY_GROUPS = 5;
 
 /** The S3 Files volume configurations of each task definition, by volume name. */
-const S3FILES_VOLUMES = new WeakMap<ecs.CfnTaskDefinition, Map<string, { accessPoint: string; config: ecs.CfnTaskDefinition.S3FilesVolumeConfigurationProperty }>>();
+interface S3FilesVolume { readonly accessPoint: string; readonly config: ecs.CfnTaskDefinition.S3FilesVolumeConfigurationProperty }
+const S3FILES_VOLUMES = new WeakMap<ecs.CfnTaskDefinition, Map<string, S3FilesVolume>>();
 
 /**
  * Adds an S3 Files volume for `accessPoint` to a task definition and mounts it in its containers;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv with the Python tools the tests use: cfn-lint (template validation),
-# moto's S3 server (a real S3-compatible HTTP server on loopback) and checkov.
+# moto's S3 server (a real S3-compatible HTTP server on loopback), checkov, and shellcheck
+# (lints the EC2 user-data script the library ships).
 # Idempotent: a venv whose requirements stamp matches is reused.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

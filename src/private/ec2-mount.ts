@@ -1,0 +1,155 @@
+import { Annotations, CfnResource, Duration, Token } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IConstruct } from 'constructs';
+import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
+import { mountCommand, MOUNT_FUNCTION } from './ec2-user-data';
+import { invalid, validateContainerPath } from './validation';
+import type { Ec2MountOptions } from '../mount/ec2';
+import type { S3FilesAccessPointBase } from '../s3files-access-point';
+
+/** Where an instance mounts the file system when no path is given. */
+export const DEFAULT_EC2_MOUNT_PATH = '/mnt/s3files';
+const DEFAULT_MOUNT_TIMEOUT = Duration.minutes(10);
+const MAX_MOUNT_TIMEOUT_SECONDS = 3600;
+
+/** User data that already defines `s3files_mount` (defined once, however many mounts). */
+const DEFINES_FUNCTION = new WeakSet<ec2.UserData>();
+
+/** What a mount needs of one kind of EC2 compute. */
+interface Ec2Target {
+  readonly scope: IConstruct;
+  readonly what: string;
+  readonly userData: ec2.UserData | undefined;
+  readonly grantee: iam.IGrantable | undefined;
+  readonly connectable: ec2.IConnectable;
+  readonly addSecurityGroup: (group: ec2.ISecurityGroup) => void;
+  readonly connections: ec2.Connections | undefined;
+  /** The resource that launches (or describes) the instances: it waits for the waiter. */
+  readonly launcher: CfnResource;
+  /** The subnet ids it launches into, when the template names them. */
+  readonly subnetIds: unknown;
+}
+
+export function mountOnInstance(instance: ec2.Instance, accessPoint: S3FilesAccessPointBase, options: Ec2MountOptions): void {
+  if (instance.osType !== ec2.OperatingSystemType.LINUX) notLinux(instance);
+  const cfn = instance.instance;
+  mountOnEc2({
+    scope: instance,
+    what: 'the instance',
+    userData: instance.userData,
+    grantee: instance,
+    connectable: instance,
+    addSecurityGroup: (sg) => instance.addSecurityGroup(sg),
+    connections: instance.connections,
+    launcher: cfn,
+    subnetIds: cfn.subnetId === undefined ? undefined : [cfn.subnetId],
+  }, accessPoint, options);
+}
+
+export function mountOnAutoScalingGroup(group: autoscaling.AutoScalingGroup, accessPoint: S3FilesAccessPointBase, options: Ec2MountOptions): void {
+  if (group.osType !== ec2.OperatingSystemType.LINUX) notLinux(group);
+  let userData: ec2.UserData;
+  try {
+    userData = group.userData;
+  } catch {
+    invalid(group, 'autoScalingGroup', group.node.path, 'it was created from a launch template, whose user data it cannot change',
+      'mount on the launch template instead (mountOnLaunchTemplate), before creating the group');
+  }
+  const cfn = group.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+  mountOnEc2({
+    scope: group,
+    what: 'the Auto Scaling group',
+    userData,
+    grantee: group,
+    connectable: group,
+    addSecurityGroup: (sg) => group.addSecurityGroup(sg),
+    connections: group.connections,
+    launcher: cfn,
+    subnetIds: cfn.vpcZoneIdentifier,
+  }, accessPoint, options);
+}
+
+export function mountOnLaunchTemplate(template: ec2.LaunchTemplate, accessPoint: S3FilesAccessPointBase, options: Ec2MountOptions): void {
+  if (!template.userData) {
+    invalid(template, 'userData', undefined, 'the launch template has no user data to add the mount to',
+      'create the launch template with userData: ec2.UserData.forLinux()');
+  }
+  if (!template.role) {
+    invalid(template, 'role', undefined, 'the launch template has no role, so its instances cannot be granted the client actions',
+      'create the launch template with a role (iam.Role assumed by ec2.amazonaws.com)');
+  }
+  let connections: ec2.Connections | undefined;
+  try {
+    connections = template.connections;
+  } catch {
+    invalid(template, 'securityGroup', undefined, 'the launch template has no security group, so its instances cannot be let in over NFS',
+      'create the launch template with a securityGroup');
+  }
+  mountOnEc2({
+    scope: template,
+    what: 'the launch template\'s instances',
+    userData: template.userData,
+    grantee: template.role,
+    connectable: template,
+    addSecurityGroup: (sg) => template.addSecurityGroup(sg),
+    connections,
+    launcher: template.node.defaultChild as ec2.CfnLaunchTemplate,
+    subnetIds: undefined,
+  }, accessPoint, options);
+}
+
+function notLinux(scope: IConstruct): never {
+  invalid(scope, 'machineImage', 'Windows', 'the S3 Files mount helper (amazon-efs-utils) runs on Linux only',
+    'use a Linux AMI (Amazon Linux 2023, Amazon Linux 2, RHEL 8/9)');
+}
+
+function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, options: Ec2MountOptions): void {
+  const { scope } = target;
+  const { fs, info } = fileSystemOf(scope, accessPoint);
+  const mountPath = options.mountPath ?? DEFAULT_EC2_MOUNT_PATH;
+  validateContainerPath(scope, mountPath, 'mountPath');
+  if (!Token.isUnresolved(mountPath) && !/^[A-Za-z0-9/._-]+$/.test(mountPath)) {
+    invalid(scope, 'mountPath', mountPath, 'it is written into /etc/fstab and a shell command, so only letters, digits, "/", ".", "_" and "-" are allowed',
+      'use a path such as "/mnt/s3files"');
+  }
+  const timeout = options.mountTimeout ?? DEFAULT_MOUNT_TIMEOUT;
+  const timeoutSeconds = timeout.toSeconds();
+  if (!Token.isUnresolved(timeoutSeconds) && (timeoutSeconds < 1 || timeoutSeconds > MAX_MOUNT_TIMEOUT_SECONDS)) {
+    invalid(scope, 'mountTimeout', timeout, 'the boot script retries the mount for 1 second to 1 hour', 'use e.g. Duration.minutes(10)');
+  }
+
+  const userData = target.userData!;
+  if (!userData.render().startsWith('#!/bin/bash')) {
+    invalid(scope, 'userData', userData.render().split('\n')[0], 'the mount is a bash script, and this user data is not one', 'use ec2.UserData.forLinux()');
+  }
+  if (!DEFINES_FUNCTION.has(userData)) {
+    userData.addCommands(MOUNT_FUNCTION);
+    DEFINES_FUNCTION.add(userData);
+  }
+  userData.addCommands(mountCommand({
+    fileSystemId: accessPoint.fileSystem.fileSystemId,
+    accessPointId: accessPoint.accessPointId,
+    mountPath,
+    readOnly: options.readOnly ?? false,
+    timeoutSeconds,
+  }));
+
+  if (!target.grantee) throw new Error('unreachable: every EC2 target has a grantee');
+  grantMountingClient(scope, target.grantee, accessPoint, options);
+  if (target.connections) checkSameVpc(scope, target.connections, info.vpc, target.what);
+  openNfs(scope, fs, info, target.connectable, target.addSecurityGroup, target.what);
+
+  const subnets = target.subnetIds === undefined ? undefined : subnetsById(scope, target.subnetIds, info.vpc);
+  if (subnets) {
+    info.checkAzCoverage(scope, 'vpcSubnets', subnets);
+  } else if (info.vpc) {
+    Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
+      `The availability zones ${target.what} launch into are not known at synth time, so the library cannot check that each has a mount target of ${fs.node.path}. An instance in an AZ without one cannot mount (the boot script gives up after its mountTimeout).`);
+  }
+  // Instances boot only once the access point and the mount targets are available, so the first
+  // mount attempt can succeed; the retry loop covers what remains (DNS, the role's propagation).
+  target.launcher.node.addDependency(accessPoint.available);
+  if (info.policyDependable) target.launcher.node.addDependency(info.policyDependable);
+}

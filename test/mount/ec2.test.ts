@@ -1,0 +1,279 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { mountCommand, MOUNT_FUNCTION, MIN_EFS_UTILS_VERSION } from '../../src/private/ec2-user-data';
+import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/template';
+import { venvBin } from '../validators/templates';
+
+const AMI = ec2.MachineImage.latestAmazonLinux2023();
+const TYPE = ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO);
+
+function withAccessPoint(stack: Stack = newStack()) {
+  const vpc = isolatedVpc(stack);
+  const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
+  const accessPoint = fileSystem.addAccessPoint('Data', { path: '/data' });
+  return { stack, vpc, fileSystem, accessPoint };
+}
+
+function instanceIn(stack: Stack, vpc: ec2.IVpc, id = 'Host', extra: Partial<ec2.InstanceProps> = {}): ec2.Instance {
+  return new ec2.Instance(stack, id, {
+    vpc, instanceType: TYPE, machineImage: AMI, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, ...extra,
+  });
+}
+
+/** The rendered user data of the first instance, with CloudFormation's Fn::Join flattened (tokens shown as <Ref>). */
+function renderedUserData(t: Template, type = 'AWS::EC2::Instance', at: (p: any) => any = (p) => p.UserData): string {
+  const [, resource] = only(t, type);
+  const join = at(resource.Properties)['Fn::Base64']['Fn::Join'];
+  return join[1].map((part: any) => (typeof part === 'string' ? part : `<${JSON.stringify(part)}>`)).join(join[0]);
+}
+
+describe('mountOnInstance: the template', () => {
+  test('user data defines the mount function once and calls it per access point with the ids and path', () => {
+    // GIVEN
+    const { stack, vpc, fileSystem, accessPoint } = withAccessPoint();
+    const other = fileSystem.addAccessPoint('Other', { path: '/other' });
+    const host = instanceIn(stack, vpc);
+    // WHEN
+    accessPoint.mountOnInstance(host, { mountPath: '/mnt/data' });
+    other.mountOnInstance(host, { mountPath: '/mnt/other', readOnly: true, mountTimeout: Duration.minutes(2) });
+    // THEN
+    const script = renderedUserData(Template.fromStack(stack));
+    expect(script.split('s3files_mount() (').length - 1).toBe(1);
+    expect(script).toMatch(new RegExp(`s3files_mount '<\\{"Fn::GetAtt":\\["Files[0-9A-F]+","FileSystemId"\\]\\}>' '<\\{"Fn::GetAtt":\\["FilesData[0-9A-F]+","AccessPointId"\\]\\}>' '/mnt/data' false ${MIN_EFS_UTILS_VERSION.replace(/\./g, '\\.')} 600`));
+    expect(script).toMatch(/s3files_mount '.*' '<\{"Fn::GetAtt":\["FilesOther[0-9A-F]+","AccessPointId"\]\}>' '\/mnt\/other' true [0-9.]+ 120/);
+  });
+
+  test('the role gets the scoped client actions and direct reads, joins the client group, and the instance waits for the waiter', () => {
+    // GIVEN
+    const { stack, vpc, fileSystem, accessPoint } = withAccessPoint();
+    const host = instanceIn(stack, vpc);
+    // WHEN
+    accessPoint.mountOnInstance(host);
+    // THEN
+    const t = Template.fromStack(stack);
+    const [, policy] = byPrefix(t, 'AWS::IAM::Policy', 'HostInstanceRoleDefaultPolicy');
+    const st = policy.Properties.PolicyDocument.Statement;
+    expect(st).toEqual(expect.arrayContaining([
+      expect.objectContaining({ Action: ['s3files:ClientMount', 's3files:ClientWrite'], Condition: { ArnEquals: { 's3files:AccessPointArn': { 'Fn::GetAtt': [expect.stringMatching(/^FilesData/), 'AccessPointArn'] } } } }),
+      expect.objectContaining({ Action: 's3files:GetAccessPoint' }),
+      expect.objectContaining({ Action: 's3files:ListMountTargets' }),
+      expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'], Resource: { 'Fn::Join': ['', [expect.anything(), '/data/*']] } }),
+    ]));
+    const [, role] = byPrefix(t, 'AWS::IAM::Role', 'HostInstanceRole');
+    expect(role.Properties.Tags).toEqual(expect.arrayContaining([{ Key: fileSystem.clientTagKey, Value: 'true' }]));
+    const [, instance] = only(t, 'AWS::EC2::Instance');
+    expect(instance.Properties.SecurityGroupIds).toEqual(expect.arrayContaining([{ 'Fn::GetAtt': [expect.stringMatching(/^FilesClientSecurityGroup/), 'GroupId'] }]));
+    const [waiterId] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', 'FilesMountTargetsAvailable');
+    expect(instance.DependsOn).toEqual(expect.arrayContaining([waiterId]));
+  });
+
+  test('an Auto Scaling group and a launch template get the same', () => {
+    // GIVEN
+    const { stack, vpc, accessPoint } = withAccessPoint();
+    const group = new autoscaling.AutoScalingGroup(stack, 'Fleet', {
+      vpc, instanceType: TYPE, machineImage: AMI, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+    });
+    const template = new ec2.LaunchTemplate(stack, 'Template', {
+      machineImage: AMI,
+      instanceType: TYPE,
+      userData: ec2.UserData.forLinux(),
+      role: new iam.Role(stack, 'TemplateRole', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
+      securityGroup: new ec2.SecurityGroup(stack, 'TemplateGroup', { vpc }),
+    });
+    // WHEN
+    accessPoint.mountOnAutoScalingGroup(group, { readOnly: true });
+    accessPoint.mountOnLaunchTemplate(template);
+    // THEN
+    const t = Template.fromStack(stack);
+    const [waiterId] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', 'FilesMountTargetsAvailable');
+    const [, asg] = only(t, 'AWS::AutoScaling::AutoScalingGroup');
+    expect(asg.DependsOn).toEqual(expect.arrayContaining([waiterId]));
+    const [, lt] = byPrefix(t, 'AWS::EC2::LaunchTemplate', 'Template');
+    expect(lt.DependsOn).toEqual(expect.arrayContaining([waiterId]));
+    expect(JSON.stringify(lt.Properties.LaunchTemplateData.UserData)).toContain('s3files_mount');
+    expect(lt.Properties.LaunchTemplateData.SecurityGroupIds).toEqual(expect.arrayContaining([{ 'Fn::GetAtt': [expect.stringMatching(/^FilesClientSecurityGroup/), 'GroupId'] }]));
+    // the launch template's AZs are the launcher's: a warning says they are not checked
+    expect(warnings(stack).join('\n')).toMatch(/launch template's instances launch into are not known/);
+  });
+
+  test('in another stack: the instance references the storage stack, never the reverse', () => {
+    // GIVEN
+    const app = new App();
+    const storage = new Stack(app, 'Storage');
+    const { vpc, accessPoint } = withAccessPoint(storage);
+    const compute = new Stack(app, 'Compute');
+    // WHEN
+    accessPoint.mountOnInstance(instanceIn(compute, vpc));
+    // THEN
+    const t = Template.fromStack(compute);
+    expect(compute.dependencies).toContain(storage);
+    expect(storage.dependencies).toEqual([]);
+    t.hasResourceProperties('AWS::EC2::Instance', {
+      SecurityGroupIds: Match.arrayWith([{ 'Fn::ImportValue': Match.stringLikeRegexp('ClientSecurityGroup') }]),
+    });
+  });
+});
+
+describe('mountOnInstance: refusals', () => {
+  test.each<[string, (s: Stack, vpc: ec2.IVpc, ap: S3FilesAccessPoint) => void, RegExp]>([
+    ['a Windows instance', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc, 'Win', { machineImage: ec2.MachineImage.latestWindows(ec2.WindowsVersion.WINDOWS_SERVER_2022_ENGLISH_FULL_BASE) })),
+      /TestStack\/Win: invalid machineImage "Windows": the S3 Files mount helper \(amazon-efs-utils\) runs on Linux only/],
+    ['a mount path with a space', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc), { mountPath: '/mnt/my data' }),
+      /invalid mountPath "\/mnt\/my data": it is written into \/etc\/fstab and a shell command/],
+    ['a relative mount path', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc), { mountPath: 'mnt' }), /invalid mountPath "mnt": it must be an absolute path/],
+    ['a mount timeout over an hour', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc), { mountTimeout: Duration.hours(2) }),
+      /invalid mountTimeout 2 hours: the boot script retries the mount for 1 second to 1 hour/],
+    ['a launch template without user data', (s, _vpc, ap) => ap.mountOnLaunchTemplate(new ec2.LaunchTemplate(s, 'Bare', { machineImage: AMI })),
+      /TestStack\/Bare: invalid userData undefined: the launch template has no user data.*Fix: create the launch template with userData: ec2.UserData.forLinux\(\)/],
+    ['a launch template without a role', (s, _vpc, ap) => ap.mountOnLaunchTemplate(new ec2.LaunchTemplate(s, 'NoRole', { userData: ec2.UserData.forLinux() })),
+      /TestStack\/NoRole: invalid role undefined: the launch template has no role/],
+    ['an Auto Scaling group built from a launch template', (s, vpc, ap) => {
+      const launchTemplate = new ec2.LaunchTemplate(s, 'LT', { machineImage: AMI, instanceType: TYPE });
+      ap.mountOnAutoScalingGroup(new autoscaling.AutoScalingGroup(s, 'FromLt', { vpc, launchTemplate }));
+    }, /TestStack\/FromLt: invalid autoScalingGroup "TestStack\/FromLt": it was created from a launch template.*mountOnLaunchTemplate/],
+  ])('refuses %s', (_what, build, message) => {
+    const { stack, vpc, accessPoint } = withAccessPoint();
+    expect(() => build(stack, vpc, accessPoint)).toThrow(message);
+  });
+
+  test('an instance in an AZ without a mount target', () => {
+    // GIVEN mount targets in the first two of three AZs
+    const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'us-east-1' } });
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 3, natGateways: 0, subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const files = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: vpc.isolatedSubnets.slice(0, 2) } });
+    const host = instanceIn(stack, vpc, 'Far', { vpcSubnets: { subnets: [vpc.isolatedSubnets[2]] } });
+    // WHEN / THEN
+    expect(() => files.addAccessPoint('Data').mountOnInstance(host)).toThrow(/TestStack\/Far: invalid vpcSubnets "dummy1c": TestStack\/Files has mount targets only in dummy1a, dummy1b/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The script itself: shellcheck, then run it against stub dnf/yum/rpm/mount/mountpoint/sleep on
+// PATH, with /etc/fstab bind-mounted from a temp file in a private mount namespace.
+
+const STUBS: Record<string, string> = {
+  rpm: '[ -s "$STATE/installed" ] && cat "$STATE/installed" || exit 1',
+  dnf: 'echo "dnf $*" >> "$STATE/calls"; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
+  yum: 'echo "yum $*" >> "$STATE/calls"; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
+  mount: [
+    'echo "mount $*" >> "$STATE/calls"',
+    'n=$(( $(cat "$STATE/mount_attempts" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$STATE/mount_attempts"',
+    'if [ "$n" -gt "$(cat "$STATE/fail_mounts")" ]; then touch "$STATE/mounted"; exit 0; fi',
+    'echo "mount.s3files: Connection timed out" >&2; exit 32',
+  ].join('\n'),
+  mountpoint: '[ -e "$STATE/mounted" ]',
+  sleep: 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
+};
+
+interface Scenario {
+  readonly installed?: string;
+  readonly repo?: string;
+  readonly failMounts?: number;
+  /** An s3files line for the same mount path from an earlier boot, with this access point. */
+  readonly earlierAccessPoint?: string;
+  readonly managers?: Array<'dnf' | 'yum'>;
+  readonly timeout?: number;
+  readonly readOnly?: boolean;
+}
+
+function runScript(s: Scenario): { status: number | null; stderr: string; calls: string[]; fstab: string; mountDir: boolean } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-userdata-'));
+  const state = path.join(dir, 'state');
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(state);
+  fs.mkdirSync(bin);
+  const managers = s.managers ?? ['dnf'];
+  for (const [name, body] of Object.entries(STUBS)) {
+    if ((name === 'dnf' || name === 'yum') && !managers.includes(name)) continue;
+    fs.writeFileSync(path.join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+  }
+  if (s.installed) fs.writeFileSync(path.join(state, 'installed'), s.installed);
+  if (s.repo) fs.writeFileSync(path.join(state, 'repo'), s.repo);
+  fs.writeFileSync(path.join(state, 'fail_mounts'), String(s.failMounts ?? 0));
+  fs.writeFileSync(path.join(state, 'calls'), '');
+  const fstab = path.join(dir, 'fstab');
+  const mountPath = path.join(dir, 'mnt', 'data');
+  const earlier = s.earlierAccessPoint ? `fs-0123456789abcdef0:/ ${mountPath} s3files _netdev,nofail,accesspoint=${s.earlierAccessPoint} 0 0\n` : '';
+  fs.writeFileSync(fstab, `# /etc/fstab\nUUID=abc / xfs defaults 0 1\n${earlier}`);
+  const script = path.join(dir, 'user-data.sh');
+  fs.writeFileSync(script, `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
+    fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: s.readOnly ?? false, timeoutSeconds: s.timeout ?? 60,
+  })}\n`);
+  // Only the stubs and the basic tools: a real dnf/yum/mount on this machine must not be found.
+  const isolatedPath = `${bin}:/usr/bin:/bin`;
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const run = spawnSync('unshare', [...(asRoot ? [] : ['--map-root-user']), '--mount', 'bash', '-c',
+    `set -e; /usr/bin/mount --bind "${fstab}" /etc/fstab; export PATH="${isolatedPath}" STATE="${state}"; exec bash "${script}"`], { encoding: 'utf8', env: { ...process.env, STATE: state } });
+  const result = {
+    status: run.status,
+    stderr: run.stderr,
+    calls: fs.readFileSync(path.join(state, 'calls'), 'utf8').split('\n').filter(Boolean),
+    fstab: fs.readFileSync(fstab, 'utf8'),
+    mountDir: fs.existsSync(mountPath),
+  };
+  fs.rmSync(dir, { recursive: true, force: true });
+  return result;
+}
+
+describe('the user-data script', () => {
+  test('passes shellcheck', () => {
+    // GIVEN the script as an instance runs it
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 's3files-sc-')), 'user-data.sh');
+    fs.writeFileSync(file, `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath: '/mnt/s3files', readOnly: false, timeoutSeconds: 600 })}\n`);
+    // WHEN
+    const lint = spawnSync(venvBin('shellcheck'), ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
+    // THEN
+    expect(lint.stdout + lint.stderr).toBe('');
+    expect(lint.status).toBe(0);
+  });
+
+  test('installs amazon-efs-utils with dnf, writes one fstab line, and retries the mount until the target answers', () => {
+    // GIVEN no efs-utils, a repo with 3.2.0, and a mount target that refuses the first two attempts
+    const r = runScript({ repo: '3.2.0', failMounts: 2 });
+    // THEN
+    expect(r.stderr).toMatch(/mounted fs-0123456789abcdef0 \(fsap-0123456789abcdef0\)/);
+    expect(r.status).toBe(0);
+    expect(r.calls.filter((c) => c.startsWith('dnf'))).toEqual(['dnf install -y amazon-efs-utils']);
+    expect(r.calls.filter((c) => c.startsWith('mount'))).toHaveLength(3);
+    expect(r.calls.filter((c) => c.startsWith('sleep'))).toEqual(['sleep 2', 'sleep 4']);
+    const lines = r.fstab.split('\n').filter((l) => l.includes(' s3files '));
+    expect(lines).toEqual([expect.stringMatching(/^fs-0123456789abcdef0:\/ \S+\/mnt\/data s3files _netdev,nofail,accesspoint=fsap-0123456789abcdef0 0 0$/)]);
+    expect(r.fstab).toContain('UUID=abc / xfs defaults 0 1');
+    expect(r.mountDir).toBe(true);
+  });
+
+  test('a re-run replaces its fstab line instead of adding one; read-only mounts get ro; a current efs-utils is left alone', () => {
+    // GIVEN an fstab that already has a line for this path (an earlier boot, another access point)
+    const again = runScript({ installed: '3.2.0', readOnly: true, earlierAccessPoint: 'fsap-00000000000000000' });
+    // THEN
+    expect(again.status).toBe(0);
+    const lines = again.fstab.split('\n').filter((l) => l.includes(' s3files '));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/accesspoint=fsap-0123456789abcdef0,ro 0 0$/);
+    expect(again.calls.filter((c) => /^(dnf|yum)/.test(c))).toEqual([]);
+  });
+
+  test('an old efs-utils is upgraded with yum where there is no dnf', () => {
+    const r = runScript({ installed: '2.0.4', repo: '3.1.2', managers: ['yum'] });
+    expect(r.status).toBe(0);
+    expect(r.calls.filter((c) => c.startsWith('yum'))).toEqual(['yum install -y amazon-efs-utils', 'yum update -y amazon-efs-utils']);
+  });
+
+  test.each<[string, Scenario, RegExp]>([
+    ['the repo only has a version too old for S3 Files', { installed: '2.0.4', repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/],
+    ['there is no dnf or yum', { managers: [] }, /no dnf or yum: install amazon-efs-utils >= 3\.0\.0 yourself/],
+    ['the mount target never answers', { installed: '3.2.0', failMounts: 1000, timeout: 1 }, /could not mount fs-0123456789abcdef0 \(fsap-0123456789abcdef0\) at \S+ within 1 s: check that the instance's subnet has a mount target/],
+  ])('fails with a reason when %s', (_what, scenario, message) => {
+    const r = runScript(scenario);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(message);
+  });
+});
