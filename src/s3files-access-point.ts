@@ -1,14 +1,20 @@
 import { Annotations, ArnFormat, Fn, IResource, Resource, Stack, Token, Tokenization } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IDependable } from 'constructs';
+import { AgentCoreMountOptions } from './mount/agentcore';
+import { BatchMountOptions } from './mount/batch';
 import { Ec2MountOptions } from './mount/ec2';
 import { EcsMountOptions } from './mount/ecs';
 import { LambdaMountOptions } from './mount/lambda';
+import { mountOnAgentCoreRuntime } from './private/agentcore-mount';
+import { mountOnJobDefinition } from './private/batch-mount';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { mountOnAutoScalingGroup, mountOnInstance, mountOnLaunchTemplate } from './private/ec2-mount';
 import { mountOnService, mountOnTaskDefinition } from './private/ecs-mount';
@@ -170,6 +176,28 @@ export interface IS3FilesAccessPoint extends IResource {
    * @param options where and how to mount
    */
   mountOnLaunchTemplate(template: ec2.LaunchTemplate, options?: Ec2MountOptions): void;
+
+  /**
+   * Adds an S3 Files volume for this access point to an AWS Batch Fargate job definition and mounts
+   * it in its container; grants the job role (the client actions scoped to this access point, the
+   * reads the service validates with, direct reads); the job definition waits until the mount
+   * targets and this access point are available. Pass `computeEnvironment` to also open NFS from it
+   * and check its subnets' AZs.
+   * @param jobDefinition a job definition with an `EcsFargateContainerDefinition` that has a job role
+   * @param options where and how to mount
+   * @returns the volume name
+   */
+  mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, options?: BatchMountOptions): string;
+
+  /**
+   * Mounts this access point in a Bedrock AgentCore runtime (its `FilesystemConfigurations`, which
+   * the L2 has no prop for); grants its execution role the client actions (scoped to this access
+   * point), the reads the service validates with and direct reads; lets it reach NFS; checks its
+   * subnets' AZs; and creates it only once the mount targets and this access point are available.
+   * @param runtime a runtime in VPC mode, in the file system's VPC
+   * @param options where and how to mount
+   */
+  mountOnAgentCoreRuntime(runtime: agentcore.Runtime, options?: AgentCoreMountOptions): void;
 }
 
 /**
@@ -246,6 +274,14 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
 
   public mountOnLaunchTemplate(template: ec2.LaunchTemplate, options: Ec2MountOptions = {}): void {
     mountOnLaunchTemplate(template, this, options);
+  }
+
+  public mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, options: BatchMountOptions = {}): string {
+    return mountOnJobDefinition(jobDefinition, this, options);
+  }
+
+  public mountOnAgentCoreRuntime(runtime: agentcore.Runtime, options: AgentCoreMountOptions = {}): void {
+    mountOnAgentCoreRuntime(runtime, this, options);
   }
 
   private clientGrant(grantee: iam.IGrantable, actions: string[]): iam.Grant {

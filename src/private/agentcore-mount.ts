@@ -1,0 +1,74 @@
+import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
+import { invalid } from './validation';
+import type { AgentCoreMountOptions } from '../mount/agentcore';
+import type { S3FilesAccessPointBase } from '../s3files-access-point';
+
+/** Where a runtime sees the file system when no path is given. */
+const DEFAULT_AGENTCORE_MOUNT_PATH = '/mnt/s3files';
+/** The runtime's schema for a mount path. */
+const AGENTCORE_MOUNT_PATH = /^\/mnt\/[a-zA-Z0-9._-]+\/?$/;
+/** AgentCore takes at most this many security groups in VPC mode (its CloudFormation schema). */
+const MAX_RUNTIME_SECURITY_GROUPS = 16;
+/** A runtime mounts at most this many file systems (its CloudFormation schema). */
+const MAX_RUNTIME_FILE_SYSTEMS = 5;
+
+/**
+ * Adds the access point to a runtime's `FilesystemConfigurations` (the L2 has no prop for it), grants
+ * its execution role, lets it reach NFS, checks its subnets, and makes it wait for the waiter.
+ */
+export function mountOnAgentCoreRuntime(runtime: agentcore.Runtime, accessPoint: S3FilesAccessPointBase, options: AgentCoreMountOptions): void {
+  const cfn = runtime.node.defaultChild as agentcore.CfnRuntime;
+  const { fs, info } = fileSystemOf(runtime, accessPoint);
+  const mountPath = options.mountPath ?? DEFAULT_AGENTCORE_MOUNT_PATH;
+  if (typeof mountPath !== 'string' || (!Token.isUnresolved(mountPath) && !AGENTCORE_MOUNT_PATH.test(mountPath))) {
+    invalid(runtime, 'mountPath', mountPath, 'AgentCore mounts file systems at /mnt/<name> (letters, digits, ".", "_", "-")', 'use a path such as "/mnt/s3files"');
+  }
+  const network = Stack.of(cfn).resolve(cfn.networkConfiguration) as { networkMode?: string; networkModeConfig?: { subnets?: unknown } } | undefined;
+  if (network?.networkMode !== 'VPC') {
+    invalid(runtime, 'networkConfiguration', network?.networkMode ?? 'PUBLIC', 'the runtime reaches the mount targets only from inside their VPC',
+      'create the runtime with RuntimeNetworkConfiguration.usingVpc(...) in the file system\'s VPC');
+  }
+
+  const existing = (cfn.filesystemConfigurations ?? []) as agentcore.CfnRuntime.FilesystemConfigurationProperty[];
+  if (Token.isUnresolved(existing)) {
+    invalid(runtime, 'filesystemConfigurations', 'a token', 'the runtime\'s file system configurations are not a list this library can add to', 'set them as a list');
+  }
+  const taken = existing.map((c) => (c.s3FilesAccessPoint as agentcore.CfnRuntime.S3FilesAccessPointConfigurationProperty | undefined)?.mountPath
+    ?? (c.efsAccessPoint as agentcore.CfnRuntime.EfsAccessPointConfigurationProperty | undefined)?.mountPath);
+  if (existing.length >= MAX_RUNTIME_FILE_SYSTEMS) {
+    invalid(runtime, 'filesystemConfigurations', taken, `the runtime already mounts ${existing.length} file systems, the most AgentCore allows`, 'mount fewer file systems on this runtime');
+  }
+  if (taken.includes(mountPath)) {
+    invalid(runtime, 'mountPath', mountPath, 'the runtime already mounts a file system there', 'give each mount its own mountPath');
+  }
+  cfn.filesystemConfigurations = [...existing, { s3FilesAccessPoint: { accessPointArn: accessPoint.accessPointArn, mountPath } }];
+
+  grantMountingClient(runtime, runtime, accessPoint, options);
+  checkSameVpc(runtime, runtime.connections, info.vpc, 'the runtime');
+  openNfs(runtime, fs, info, runtime, (group) => joinRuntimeGroup(runtime, cfn, group), 'the AgentCore runtime');
+  const subnets = subnetsById(runtime, network.networkModeConfig?.subnets, info.vpc);
+  if (subnets) {
+    info.checkAzCoverage(runtime, 'vpcSubnets', subnets);
+  } else if (info.vpc) {
+    Annotations.of(runtime).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
+      `The availability zones of the runtime's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${fs.node.path}.`);
+  }
+  cfn.node.addDependency(accessPoint.available);
+  if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
+}
+
+/** The runtime's security groups are rendered once: re-render them from its connections. */
+function joinRuntimeGroup(runtime: agentcore.Runtime, cfn: agentcore.CfnRuntime, group: ec2.ISecurityGroup): void {
+  if (runtime.connections.securityGroups.includes(group)) return;
+  runtime.connections.addSecurityGroup(group);
+  if (runtime.connections.securityGroups.length > MAX_RUNTIME_SECURITY_GROUPS) {
+    invalid(runtime, 'securityGroups', runtime.connections.securityGroups.map(sg => sg.node.path),
+      `with the file system's client security group the runtime has ${runtime.connections.securityGroups.length}, and AgentCore allows at most ${MAX_RUNTIME_SECURITY_GROUPS}`,
+      `pass at most ${MAX_RUNTIME_SECURITY_GROUPS - 1} security groups`);
+  }
+  cfn.addPropertyOverride('NetworkConfiguration.NetworkModeConfig.SecurityGroups',
+    Lazy.list({ produce: () => runtime.connections.securityGroups.map(sg => sg.securityGroupId) }));
+}

@@ -1,0 +1,105 @@
+import * as crypto from 'crypto';
+import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
+import { DEFAULT_CONTAINER_PATH } from './ecs-mount';
+import { invalid, validateContainerPath } from './validation';
+import type { BatchMountOptions } from '../mount/batch';
+import type { S3FilesAccessPointBase } from '../s3files-access-point';
+
+/** Batch compute resources take at most this many security groups. */
+const MAX_COMPUTE_SECURITY_GROUPS = 5;
+
+/** The S3 Files volumes and mount points each job definition gets, appended to what the L2 renders. */
+const ADDED = new WeakMap<batch.CfnJobDefinition, { volumes: object[]; mountPoints: object[]; names: Map<string, string> }>();
+
+/**
+ * Adds an S3 Files volume for `accessPoint` to a Fargate job definition and mounts it in its
+ * container; grants the job role; the job definition waits until the access point and the mount
+ * targets are available. With `computeEnvironment`, also networking, the AZ check and its wait.
+ */
+export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, accessPoint: S3FilesAccessPointBase, options: BatchMountOptions): string {
+  const container = jobDefinition.container;
+  if (!(container instanceof batch.EcsFargateContainerDefinition)) {
+    invalid(jobDefinition, 'container', container.node.path, 'S3 Files volumes are mounted in Batch jobs on Fargate',
+      'use an EcsFargateContainerDefinition (and a Fargate compute environment)');
+  }
+  if (!container.jobRole) {
+    invalid(jobDefinition, 'container.jobRole', undefined, 'the job\'s container has no job role, and S3 Files authorizes the mount with it',
+      'create the EcsFargateContainerDefinition with a jobRole (an iam.Role assumed by ecs-tasks.amazonaws.com)');
+  }
+  const { fs, info } = fileSystemOf(jobDefinition, accessPoint);
+  const containerPath = options.containerPath ?? DEFAULT_CONTAINER_PATH;
+  validateContainerPath(jobDefinition, containerPath);
+  const name = options.volumeName ?? `s3files-${crypto.createHash('sha256').update(accessPoint.node.path).digest('hex').slice(0, 12)}`;
+  if (!Token.isUnresolved(name) && !/^[A-Za-z0-9_-]{1,255}$/.test(name)) {
+    invalid(jobDefinition, 'volumeName', name, 'volume names are 1-255 letters, digits, hyphens and underscores', 'use a name such as "shared-data"');
+  }
+
+  const cfn = jobDefinition.node.defaultChild as batch.CfnJobDefinition;
+  let added = ADDED.get(cfn);
+  if (!added) {
+    const state = { volumes: [] as object[], mountPoints: [] as object[], names: new Map<string, string>() };
+    added = state;
+    ADDED.set(cfn, state);
+    // aws-cdk-lib's EcsVolume has no S3 Files kind: append to the volumes and mount points the L2
+    // renders (lazily, so volumes the user adds later are kept).
+    const rendered = cfn.containerProperties as batch.CfnJobDefinition.ContainerPropertiesProperty;
+    const stack = Stack.of(cfn);
+    cfn.containerProperties = {
+      ...rendered,
+      volumes: Lazy.any({ produce: () => [...((stack.resolve(rendered.volumes) ?? []) as object[]), ...state.volumes] }),
+      mountPoints: Lazy.any({ produce: () => [...((stack.resolve(rendered.mountPoints) ?? []) as object[]), ...state.mountPoints] }),
+    };
+  }
+  const existing = added.names.get(name);
+  if (existing !== undefined && existing !== accessPoint.node.path) {
+    invalid(jobDefinition, 'volumeName', name, `the job definition already has an S3 Files volume of that name for ${existing}`, 'give each access point its own volumeName');
+  }
+  if (existing === undefined) {
+    added.names.set(name, accessPoint.node.path);
+    added.volumes.push({
+      name,
+      s3FilesVolumeConfiguration: {
+        fileSystemArn: accessPoint.fileSystem.fileSystemArn,
+        accessPointArn: accessPoint.accessPointArn,
+        transitEncryptionPort: options.transitEncryptionPort,
+      },
+    });
+  }
+  added.mountPoints.push({ sourceVolume: name, containerPath, readOnly: options.readOnly ?? false });
+
+  grantMountingClient(jobDefinition, container.jobRole, accessPoint, options);
+  cfn.node.addDependency(accessPoint.available);
+  if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
+
+  const environment = options.computeEnvironment;
+  if (environment) {
+    const ce = environment.node.defaultChild as batch.CfnComputeEnvironment;
+    checkSameVpc(environment, environment.connections, info.vpc, 'the compute environment');
+    openNfs(environment, fs, info, environment, (group) => joinEnvironmentGroup(environment, ce, group), 'the compute environment');
+    const resources = Stack.of(ce).resolve(ce.computeResources) as { subnets?: unknown } | undefined;
+    const subnets = subnetsById(environment, resources?.subnets, info.vpc);
+    if (subnets) {
+      info.checkAzCoverage(environment, 'vpcSubnets', subnets);
+    } else if (info.vpc) {
+      Annotations.of(environment).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
+        `The availability zones of the compute environment's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${fs.node.path}.`);
+    }
+    ce.node.addDependency(accessPoint.available);
+  }
+  return name;
+}
+
+/** Batch renders the environment's security groups once: re-render them from its connections. */
+function joinEnvironmentGroup(environment: batch.FargateComputeEnvironment, ce: batch.CfnComputeEnvironment, group: ec2.ISecurityGroup): void {
+  if (environment.connections.securityGroups.includes(group)) return;
+  environment.connections.addSecurityGroup(group);
+  if (environment.connections.securityGroups.length > MAX_COMPUTE_SECURITY_GROUPS) {
+    invalid(environment, 'securityGroups', environment.connections.securityGroups.map(sg => sg.node.path),
+      `with the file system's client security group the compute environment has ${environment.connections.securityGroups.length}, and Batch allows at most ${MAX_COMPUTE_SECURITY_GROUPS}`,
+      `pass at most ${MAX_COMPUTE_SECURITY_GROUPS - 1} security groups`);
+  }
+  ce.addPropertyOverride('ComputeResources.SecurityGroupIds', Lazy.list({ produce: () => environment.connections.securityGroups.map(sg => sg.securityGroupId) }));
+}

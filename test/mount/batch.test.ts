@@ -1,0 +1,81 @@
+import { App, Size, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { byPrefix, isolatedVpc, newStack, only } from '../util/template';
+
+const IMAGE = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
+
+function fargateJob(stack: Stack, id = 'Job', withRole = true): batch.EcsJobDefinition {
+  const container = new batch.EcsFargateContainerDefinition(stack, `${id}Container`, {
+    image: IMAGE,
+    cpu: 1,
+    memory: Size.gibibytes(2),
+    jobRole: withRole ? new iam.Role(stack, `${id}Role`, { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }) : undefined,
+  });
+  return new batch.EcsJobDefinition(stack, id, { container });
+}
+
+function withAccessPoint(stack: Stack = newStack()) {
+  const vpc = isolatedVpc(stack);
+  const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
+  return { stack, vpc, fileSystem, accessPoint: fileSystem.addAccessPoint('Data', { path: '/data' }) };
+}
+
+describe('mountOnJobDefinition', () => {
+  test('the job definition gets the S3 Files volume and mount point next to its own, and waits for the waiter', () => {
+    // GIVEN a Fargate job that already has a host volume
+    const { stack, accessPoint } = withAccessPoint();
+    const job = fargateJob(stack);
+    job.container.addVolume(batch.EcsVolume.host({ name: 'scratch', containerPath: '/scratch' }));
+    // WHEN
+    const name = accessPoint.mountOnJobDefinition(job, { containerPath: '/mnt/data', readOnly: true });
+    // THEN
+    const t = Template.fromStack(stack);
+    const [, jd] = only(t, 'AWS::Batch::JobDefinition');
+    expect(jd.Properties.ContainerProperties.Volumes).toEqual([
+      { Name: 'scratch', Host: {} },
+      { Name: name, S3FilesVolumeConfiguration: { FileSystemArn: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] }, AccessPointArn: { 'Fn::GetAtt': [expect.stringMatching(/^FilesData/), 'AccessPointArn'] } } },
+    ]);
+    expect(jd.Properties.ContainerProperties.MountPoints).toEqual([
+      { ContainerPath: '/scratch', SourceVolume: 'scratch' },
+      { SourceVolume: name, ContainerPath: '/mnt/data', ReadOnly: true },
+    ]);
+    const [waiterId] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', 'FilesMountTargetsAvailable');
+    expect(jd.DependsOn).toEqual(expect.arrayContaining([waiterId]));
+    // AND the job role gets ClientMount only (read-only), the validation reads and direct reads
+    const [, policy] = byPrefix(t, 'AWS::IAM::Policy', 'JobRoleDefaultPolicy');
+    const actions = policy.Properties.PolicyDocument.Statement.map((s: any) => s.Action);
+    expect(actions).toEqual(expect.arrayContaining(['s3files:ClientMount', 's3files:GetAccessPoint', 's3files:ListMountTargets', ['s3:GetObject', 's3:GetObjectVersion']]));
+    expect(JSON.stringify(actions)).not.toContain('ClientWrite');
+  });
+
+  test('with its compute environment: the environment joins the client group and waits', () => {
+    // GIVEN storage in one stack, the job and its environment in another
+    const app = new App();
+    const { vpc, accessPoint } = withAccessPoint(new Stack(app, 'Storage'));
+    const compute = new Stack(app, 'Compute');
+    const computeEnvironment = new batch.FargateComputeEnvironment(compute, 'Env', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+    // WHEN
+    accessPoint.mountOnJobDefinition(fargateJob(compute), { computeEnvironment });
+    // THEN
+    Template.fromStack(compute).hasResourceProperties('AWS::Batch::ComputeEnvironment', {
+      ComputeResources: { SecurityGroupIds: Match.arrayWith([{ 'Fn::ImportValue': Match.stringLikeRegexp('ClientSecurityGroup') }]) },
+    });
+  });
+
+  test.each<[string, (s: Stack, ap: S3FilesAccessPoint) => unknown, RegExp]>([
+    ['a container without a job role', (s, ap) => ap.mountOnJobDefinition(fargateJob(s, 'NoRole', false)),
+      /TestStack\/NoRole: invalid container.jobRole undefined: the job's container has no job role.*Fix: create the EcsFargateContainerDefinition with a jobRole/],
+    ['an EC2 container', (s, ap) => ap.mountOnJobDefinition(new batch.EcsJobDefinition(s, 'OnEc2', {
+      container: new batch.EcsEc2ContainerDefinition(s, 'Ec2Container', { image: IMAGE, cpu: 1, memory: Size.gibibytes(1) }),
+    })), /TestStack\/OnEc2: invalid container "TestStack\/Ec2Container": S3 Files volumes are mounted in Batch jobs on Fargate/],
+    ['a relative container path', (s, ap) => ap.mountOnJobDefinition(fargateJob(s), { containerPath: 'x' }), /invalid containerPath "x"/],
+  ])('refuses %s', (_what, build, message) => {
+    const { stack, accessPoint } = withAccessPoint();
+    expect(() => build(stack, accessPoint)).toThrow(message);
+  });
+});
