@@ -1,7 +1,7 @@
 import { Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { IConstruct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './client-actions';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './kms';
 import { FileSystemMountInfo } from './mount-info';
@@ -82,7 +82,9 @@ export function grantDirectReads(
     actions: ['s3:GetObject', 's3:GetObjectVersion'],
     resources: [objects],
   }));
-  acknowledge(scope, `AwsSolutions-IAM5[${findingResource(scope, objects)}]`,
+  // The finding is on the grantee's policy: acknowledge it there (a job role lives outside the job definition).
+  const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
+  acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, objects)}]`,
     'Direct S3 reads fetch any file under the access point\'s directory, i.e. every object under that key prefix; read-only (s3:GetObject, s3:GetObjectVersion).');
   if (info.bucketEncryptionKey) {
     const stack = Stack.of(scope);
@@ -93,7 +95,7 @@ export function grantDirectReads(
       ...kmsKeyGrant(info.bucketEncryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
     }));
     if (grantsByAlias(info.bucketEncryptionKey)) {
-      acknowledge(scope, `AwsSolutions-IAM5[${findingResource(scope, kmsKeyWildcard(stack))}]`,
+      acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, kmsKeyWildcard(stack))}]`,
         'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
     }
   }
@@ -145,7 +147,7 @@ export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vp
     if (!(l1 instanceof ec2.CfnSecurityGroup) || l1.vpcId === undefined) continue;
     if (JSON.stringify(stack.resolve(l1.vpcId)) !== JSON.stringify(stack.resolve(vpc.vpcId))) {
       invalid(scope, 'vpc', sg.node.path, `${what}'s security group is in another VPC than the mount targets (${vpc.node.path}), and clients mount only from the mount targets' VPC`,
-        'create it in the file system\'s VPC');
+        `create ${what} with the file system's VPC`);
     }
     return;
   }

@@ -23,6 +23,9 @@ const STAR_ACTIONS = new Set([
   'ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface',
   'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses',
   's3files:ListFileSystems',
+  // aws-cdk-lib's AgentCore Runtime (the user's compute in the validator app) grants these; neither
+  // X-Ray nor PutMetricData has resource-level permissions.
+  'xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'xray:GetSamplingRules', 'xray:GetSamplingTargets', 'cloudwatch:PutMetricData',
 ]);
 
 const list = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);

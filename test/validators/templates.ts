@@ -2,7 +2,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App, NestedStack, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -88,6 +93,53 @@ export function buildValidatorApp(outdir: string): App {
   sharedAccessPoint.mountOnFunction(usersOwn, { directS3Read: lambda.DirectS3Read.disabled() });
   acknowledgeUserRole(usersOwn);
 
+  // Every other compute mounting the storage stack's access point: a Fargate service, a Batch job
+  // (with its compute environment), an EC2 instance, an Auto Scaling group and an AgentCore runtime.
+  const others = new Stack(app, 'OtherCompute');
+  const image = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
+  const cluster = new ecs.Cluster(others, 'Cluster', { vpc: sharedVpc, containerInsightsV2: ecs.ContainerInsights.ENHANCED });
+  const taskDefinition = new ecs.FargateTaskDefinition(others, 'Reader');
+  taskDefinition.addContainer('app', { image });
+  const service = new ecs.FargateService(others, 'Service', { cluster, taskDefinition, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+  sharedAccessPoint.mountOnService(service, { readOnly: true });
+  const jobRole = new iam.Role(others, 'JobRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
+  const job = new batch.EcsJobDefinition(others, 'Job', {
+    container: new batch.EcsFargateContainerDefinition(others, 'JobContainer', { image, cpu: 1, memory: Size.gibibytes(2), jobRole }),
+  });
+  const computeEnvironment = new batch.FargateComputeEnvironment(others, 'Env', { vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+  sharedAccessPoint.mountOnJobDefinition(job, { computeEnvironment });
+  const machineImage = ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 });
+  const instanceType = ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO);
+  const blockDevices = [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }];
+  const host = new ec2.Instance(others, 'Host', {
+    vpc: sharedVpc,
+    vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+    instanceType,
+    machineImage,
+    requireImdsv2: true,
+    detailedMonitoring: true,
+    blockDevices,
+  });
+  sharedAccessPoint.mountOnInstance(host);
+  const launchTemplate = new ec2.LaunchTemplate(others, 'FleetTemplate', {
+    instanceType,
+    machineImage,
+    requireImdsv2: true,
+    blockDevices,
+    userData: ec2.UserData.forLinux(),
+    role: new iam.Role(others, 'FleetRole', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
+    securityGroup: new ec2.SecurityGroup(others, 'FleetGroup', { vpc: sharedVpc, allowAllOutbound: false }),
+  });
+  sharedAccessPoint.mountOnLaunchTemplate(launchTemplate, { readOnly: true });
+  new autoscaling.AutoScalingGroup(others, 'Fleet', { vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, launchTemplate });
+  const agent = new agentcore.Runtime(others, 'Agent', {
+    runtimeName: 'agent',
+    agentRuntimeArtifact: agentcore.AgentRuntimeArtifact.fromImageUri('123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest'),
+    networkConfiguration: agentcore.RuntimeNetworkConfiguration.usingVpc(others, { vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }),
+  });
+  sharedAccessPoint.mountOnAgentCoreRuntime(agent);
+  acknowledgeUserCompute(others);
+
   // A file system of another app, imported by attributes, mounted read-only on a user's function.
   const consumer = new Stack(app, 'ImportedFileSystem');
   const theirVpc = ec2.Vpc.fromVpcAttributes(consumer, 'Vpc', {
@@ -111,6 +163,31 @@ export function buildValidatorApp(outdir: string): App {
   new S3FilesAccessPoint(consumer, 'Uploads', { fileSystem: theirs, path: '/uploads' }).mountOnFunction(writer);
   acknowledgeUserRole(writer);
   return app;
+}
+
+/**
+ * The compute in OtherCompute is the user's, built with aws-cdk-lib's defaults: findings about it
+ * (not about what the library adds) are the user's choices.
+ */
+function acknowledgeUserCompute(stack: Stack): void {
+  const user = 'Test-only stand-in for a user\'s compute, built with aws-cdk-lib\'s defaults';
+  const findings: Array<[string, string[], string]> = [
+    ['Reader', ['AwsSolutions-ECS7'], `${user}: container logging is the user's choice.`],
+    ['Host', ['AwsSolutions-EC26', 'AwsSolutions-EC29'], `${user}: disk encryption settings and termination protection are the user's choice.`],
+    ['Fleet', ['AwsSolutions-AS3'], `${user}: scaling notifications are the user's choice.`],
+    ['JobContainer', ['AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/batch/job:*]'],
+      `${user}: aws-cdk-lib's Batch execution role writes to any Batch job log stream.`],
+    ['Agent', [
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/bedrock-agentcore/runtimes/*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/bedrock-agentcore/runtimes/*:log-stream:*]',
+      'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock-agentcore:<AWS::Region>:<AWS::AccountId>:workload-identity-directory/default/workload-identity/*]',
+    ], `${user}: aws-cdk-lib's AgentCore Runtime grants its execution role logs, X-Ray, metrics and workload identity.`],
+  ];
+  for (const [id, ids, reason] of findings) {
+    for (const finding of ids) Validations.of(stack.node.findChild(id)).acknowledge({ id: finding, reason });
+  }
 }
 
 /** A user's own lambda.Function: its role's AWS managed policies are the user's choice, not the library's. */
