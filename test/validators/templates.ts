@@ -131,7 +131,9 @@ export function buildValidatorApp(outdir: string): App {
     securityGroup: new ec2.SecurityGroup(others, 'FleetGroup', { vpc: sharedVpc, allowAllOutbound: false }),
   });
   sharedAccessPoint.mountOnLaunchTemplate(launchTemplate, { readOnly: true });
-  new autoscaling.AutoScalingGroup(others, 'Fleet', { vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, launchTemplate });
+  new autoscaling.AutoScalingGroup(others, 'Fleet', {
+    vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, launchTemplate,
+  });
   const agent = new agentcore.Runtime(others, 'Agent', {
     runtimeName: 'agent',
     agentRuntimeArtifact: agentcore.AgentRuntimeArtifact.fromImageUri('123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest'),
