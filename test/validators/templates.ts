@@ -137,7 +137,9 @@ export function buildValidatorApp(outdir: string): App {
   const agent = new agentcore.Runtime(others, 'Agent', {
     runtimeName: 'agent',
     agentRuntimeArtifact: agentcore.AgentRuntimeArtifact.fromImageUri('123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest'),
-    networkConfiguration: agentcore.RuntimeNetworkConfiguration.usingVpc(others, { vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }),
+    networkConfiguration: agentcore.RuntimeNetworkConfiguration.usingVpc(others, {
+      vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+    }),
   });
   sharedAccessPoint.mountOnAgentCoreRuntime(agent);
   acknowledgeUserCompute(others);
