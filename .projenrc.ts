@@ -157,7 +157,7 @@ for (const dir of ['lambda', 'integ', 'benchmarks']) {
 // ---------------------------------------------------------------------------
 // Integ tests: snapshot (`integ:<name>:snapshot`) and assert (`integ:<name>:assert`) tasks.
 // integ-runner cannot read this aws-cdk-lib's cloud assembly, so projen's tasks are used.
-const integTestNames = ['comparison', 'shared-file-system'];
+const integTestNames = ['comparison', 'shared-file-system', 'cross-compute'];
 for (const name of integTestNames) {
   new awscdk.IntegrationTest(project, {
     name,

@@ -1,5 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { ComparisonStack } from './stacks/comparison-stack';
+import { CrossComputeStack } from './stacks/cross-compute-stack';
 import { SharedFileSystemStack } from './stacks/shared-file-system-stack';
 
 // Env-agnostic on purpose: `cdk synth` works offline with no credentials.
@@ -8,5 +9,7 @@ const app = new App();
 // mode, so the benchmark can compare them on files like yours (default: the library's, AUTO).
 new ComparisonStack(app, 'S3FilesComparison', { directS3Read: app.node.tryGetContext('directS3Read') });
 new SharedFileSystemStack(app, 'S3FilesSharedFileSystem');
+// The processor Lambda writes, a Fargate task reads: one access point for both.
+new CrossComputeStack(app, 'S3FilesCrossCompute');
 app.synth();
 

@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ComparisonStack } from '../integ/stacks/comparison-stack';
+import { CROSS_COMPUTE_FILE, CrossComputeStack } from '../integ/stacks/cross-compute-stack';
 
 describe('integ app: the comparison stack works out of the box for files uploaded through the S3 API', () => {
   const app = new App();
@@ -47,5 +48,30 @@ describe('integ app: -c directS3Read picks the S3 Files processor\'s direct-read
 
   test('a bad mode is refused with the choices', () => {
     expect(() => new ComparisonStack(new App(), 'C', { directS3Read: 'ON' })).toThrow('Invalid directS3Read "ON" (context -c directS3Read=...): use ENABLED, DISABLED or AUTO.');
+  });
+});
+
+describe('integ app: the cross-compute stack (a Lambda writes, a Fargate task reads)', () => {
+  const app = new App();
+  const stack = new CrossComputeStack(app, 'CrossCompute');
+  const template = Template.fromStack(stack);
+
+  test('the processor and the reader task mount the same access point; the task read-only', () => {
+    // GIVEN / WHEN the synthesized stack
+    const processor = template.findResources('AWS::Lambda::Function')[stack.getLogicalId(stack.processor.node.defaultChild as never)];
+    const [task] = Object.values(template.findResources('AWS::ECS::TaskDefinition')) as any[];
+    // THEN
+    const apArn = processor.Properties.FileSystemConfigs[0].Arn;
+    expect(task.Properties.Volumes[0].S3FilesVolumeConfiguration.AccessPointArn).toEqual(apArn);
+    expect(task.Properties.ContainerDefinitions[0].MountPoints).toEqual([expect.objectContaining({ ContainerPath: '/mnt/shared', ReadOnly: true })]);
+    // AND the task checks the result the processor publishes (processed/<name>/<name> and its .meta.json)
+    const command = task.Properties.ContainerDefinitions[0].Command.join(' ');
+    expect(command).toContain(`test -s /mnt/shared/processed/${CROSS_COMPUTE_FILE}/${CROSS_COMPUTE_FILE}.meta.json`);
+  });
+
+  test('a RunTask with the stack\'s subnets and groups joins the file system\'s client group', () => {
+    const resolved = stack.resolve(stack.taskSecurityGroups);
+    expect(resolved).toContainEqual({ 'Fn::GetAtt': [expect.stringMatching(/^FileSystemClientSecurityGroup/), 'GroupId'] });
+    expect(stack.taskSubnets).toHaveLength(2);
   });
 });

@@ -42,37 +42,39 @@ describe('README quick start', () => {
   });
 });
 
-describe('README: mounting on your own function and on an imported file system', () => {
-  /**
-   * Runs examples/readme/<file> against this checkout's source (the package name mapped to src/)
-   * and returns the synthesized templates by stack name.
-   */
-  function synthExample(file: string): Record<string, any> {
-    const source = fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8')
-      .replace(/from 'cdk-s3files-lambda'/g, `from '${path.join(root, 'src')}'`)
-      .replace(/path\.join\(__dirname, 'worker\.ts'\)/g, `'${path.join(root, 'examples', 'readme', 'worker.ts')}'`);
-    const dir = fs.mkdtempSync(path.join(root, 'test', '.readme-'));
-    const out = path.join(dir, 'out');
-    try {
-      fs.writeFileSync(path.join(dir, file), source);
-      const r = spawnSync(path.join(root, 'node_modules', '.bin', 'ts-node'),
-        ['--transpile-only', '--project', path.join(root, 'test', 'tsconfig.json'), path.join(dir, file)],
-        { env: { ...process.env, CDK_OUTDIR: out }, encoding: 'utf8', timeout: 120_000 });
-      if (r.status !== 0) throw new Error(`${file} failed: ${r.stderr}`);
-      const templates: Record<string, any> = {};
-      for (const f of fs.readdirSync(out).filter((n) => n.endsWith('.template.json'))) {
-        templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));
-      }
-      return templates;
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+/**
+ * Runs examples/readme/<file> against this checkout's source (the package name mapped to src/)
+ * and returns the synthesized templates by stack name.
+ */
+function synthExample(file: string): Record<string, any> {
+  const source = fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8')
+    .replace(/from 'cdk-s3files-lambda'/g, `from '${path.join(root, 'src')}'`)
+    .replace(/path\.join\(__dirname, 'worker\.ts'\)/g, `'${path.join(root, 'examples', 'readme', 'worker.ts')}'`);
+  const dir = fs.mkdtempSync(path.join(root, 'test', '.readme-'));
+  const out = path.join(dir, 'out');
+  try {
+    fs.writeFileSync(path.join(dir, file), source);
+    const r = spawnSync(path.join(root, 'node_modules', '.bin', 'ts-node'),
+      ['--transpile-only', '--project', path.join(root, 'test', 'tsconfig.json'), path.join(dir, file)],
+      { env: { ...process.env, CDK_OUTDIR: out }, encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`${file} failed: ${r.stderr}`);
+    const templates: Record<string, any> = {};
+    for (const f of fs.readdirSync(out).filter((n) => n.endsWith('.template.json'))) {
+      templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));
     }
+    return templates;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+describe('README: mounting on your own function and on an imported file system', () => {
   const functions = (t: any) => Object.values(t.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as any[];
 
   test.each([
     ['### Your own function', 'own-function.ts'],
     ['### An existing file system', 'imported.ts'],
+    ['### Containers, Batch jobs, instances and agents', 'other-compute.ts'],
   ])('the snippet under %s is examples/readme/%s', (heading, file) => {
     expect(block(heading, 'ts')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8'));
   });
@@ -103,6 +105,24 @@ describe('README: mounting on your own function and on an imported file system',
     ]));
     const role = Object.values(t.Resources).find((r: any) => r.Type === 'AWS::IAM::Role') as any;
     expect(role.Properties.Tags).toEqual([{ Key: 's3files-client-0123456789abcdef', Value: 'true' }]);
+  }, 120_000);
+});
+
+describe('README: containers, Batch jobs, instances', () => {
+  test('other-compute.ts: the service, the job and the instance each mount the access point and wait for the waiter', () => {
+    // WHEN the README program runs
+    const t = synthExample('other-compute.ts').Pipeline;
+    const byType = (type: string) => Object.entries<any>(t.Resources).filter(([, r]) => r.Type === type);
+    const [[waiterId]] = byType('Custom::S3FilesMountTargetsAvailable');
+    // THEN
+    const [[, task]] = byType('AWS::ECS::TaskDefinition');
+    expect(task.Properties.Volumes[0].S3FilesVolumeConfiguration.AccessPointArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^FilesResults/), 'AccessPointArn'] });
+    expect(task.Properties.ContainerDefinitions[0].MountPoints[0]).toMatchObject({ ContainerPath: '/mnt/results', ReadOnly: true });
+    const [[, job]] = byType('AWS::Batch::JobDefinition');
+    expect(job.Properties.ContainerProperties.Volumes[0].S3FilesVolumeConfiguration).toBeDefined();
+    const [[, instance]] = byType('AWS::EC2::Instance');
+    expect(JSON.stringify(instance.Properties.UserData)).toContain("s3files_mount '");
+    for (const r of [task, job, instance]) expect(r.DependsOn).toContain(waiterId);
   }, 120_000);
 });
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The example app in Python: the same stack as examples/typescript/app.ts."""
 import aws_cdk as cdk
+from aws_cdk import aws_batch as batch
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_ecs as ecs
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
@@ -118,7 +121,70 @@ class ImportedStack(cdk.Stack):
         access_point.mount_on_function(reader, read_only=True)
 
 
+class OtherComputeStack(cdk.Stack):
+    """One imported file system mounted by a Fargate service, a Batch job and an EC2 instance."""
+
+    def __init__(self, scope: Construct, construct_id: str, **kwargs) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+
+        vpc = ec2.Vpc.from_vpc_attributes(
+            self,
+            "Vpc",
+            vpc_id="vpc-0123456789abcdef0",
+            availability_zones=["us-east-1a", "us-east-1b"],
+            isolated_subnet_ids=["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"],
+        )
+        file_system = S3FilesFileSystem.from_file_system_attributes(
+            self,
+            "Shared",
+            file_system_id="fs-0123456789abcdef0",
+            vpc=vpc,
+            availability_zones=["us-east-1a", "us-east-1b"],
+            client_security_group=ec2.SecurityGroup.from_security_group_id(self, "Clients", "sg-0123456789abcdef0"),
+            client_tag_key="s3files-client-0123456789abcdef",
+            bucket=s3.Bucket.from_bucket_name(self, "Bucket", "shared-data-bucket"),
+        )
+        access_point = S3FilesAccessPoint.from_access_point_attributes(
+            self,
+            "Results",
+            file_system=file_system,
+            access_point_id="fsap-0123456789abcdef0",
+            path="/results",
+        )
+        image = ecs.ContainerImage.from_registry("public.ecr.aws/docker/library/busybox:stable")
+
+        # ECS on Fargate: the volume, the mount point, the task role, NFS, and the wait.
+        cluster = ecs.Cluster(self, "Cluster", vpc=vpc)
+        task = ecs.FargateTaskDefinition(self, "Task")
+        task.add_container("app", image=image)
+        service = ecs.FargateService(self, "Service", cluster=cluster, task_definition=task)
+        access_point.mount_on_service(service, container_path="/mnt/results", read_only=True)
+
+        # AWS Batch on Fargate.
+        job_role = iam.Role(self, "JobRole", assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"))
+        job = batch.EcsJobDefinition(
+            self,
+            "Job",
+            container=batch.EcsFargateContainerDefinition(
+                self, "JobContainer", image=image, cpu=1, memory=cdk.Size.gibibytes(2), job_role=job_role
+            ),
+        )
+        compute_environment = batch.FargateComputeEnvironment(self, "Environment", vpc=vpc)
+        access_point.mount_on_job_definition(job, compute_environment=compute_environment)
+
+        # EC2: user data installs amazon-efs-utils, writes the fstab line and mounts at boot.
+        host = ec2.Instance(
+            self,
+            "Host",
+            vpc=vpc,
+            instance_type=ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
+            machine_image=ec2.MachineImage.latest_amazon_linux2023(cpu_type=ec2.AmazonLinuxCpuType.ARM_64),
+        )
+        access_point.mount_on_instance(host, mount_path="/mnt/results")
+
+
 app = cdk.App()
 ExampleStack(app, "S3FilesLambdaExample")
 ImportedStack(app, "S3FilesLambdaImported")
+OtherComputeStack(app, "S3FilesOtherCompute")
 app.synth()

@@ -1,7 +1,10 @@
 // The example app in TypeScript. examples/python and examples/java build the same stack;
 // test/bindings/run.sh synthesizes all three and compares the templates.
 import { App, CfnOutput, Duration, Size, Stack, StackProps } from 'aws-cdk-lib';
+import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -87,7 +90,58 @@ export class ImportedStack extends Stack {
   }
 }
 
+/** One imported file system mounted by a Fargate service, a Batch job and an EC2 instance. */
+export class OtherComputeStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
+      vpcId: 'vpc-0123456789abcdef0',
+      availabilityZones: ['us-east-1a', 'us-east-1b'],
+      isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'],
+    });
+    const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(this, 'Shared', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      vpc,
+      availabilityZones: ['us-east-1a', 'us-east-1b'],
+      clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'Clients', 'sg-0123456789abcdef0'),
+      clientTagKey: 's3files-client-0123456789abcdef',
+      bucket: s3.Bucket.fromBucketName(this, 'Bucket', 'shared-data-bucket'),
+    });
+    const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, 'Results', {
+      fileSystem,
+      accessPointId: 'fsap-0123456789abcdef0',
+      path: '/results',
+    });
+    const image = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
+
+    // ECS on Fargate: the volume, the mount point, the task role, NFS, and the wait.
+    const cluster = new ecs.Cluster(this, 'Cluster', { vpc });
+    const task = new ecs.FargateTaskDefinition(this, 'Task');
+    task.addContainer('app', { image });
+    const service = new ecs.FargateService(this, 'Service', { cluster, taskDefinition: task });
+    accessPoint.mountOnService(service, { containerPath: '/mnt/results', readOnly: true });
+
+    // AWS Batch on Fargate.
+    const jobRole = new iam.Role(this, 'JobRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
+    const job = new batch.EcsJobDefinition(this, 'Job', {
+      container: new batch.EcsFargateContainerDefinition(this, 'JobContainer', { image, cpu: 1, memory: Size.gibibytes(2), jobRole }),
+    });
+    const computeEnvironment = new batch.FargateComputeEnvironment(this, 'Environment', { vpc });
+    accessPoint.mountOnJobDefinition(job, { computeEnvironment });
+
+    // EC2: user data installs amazon-efs-utils, writes the fstab line and mounts at boot.
+    const host = new ec2.Instance(this, 'Host', {
+      vpc,
+      instanceType: ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
+      machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
+    });
+    accessPoint.mountOnInstance(host, { mountPath: '/mnt/results' });
+  }
+}
+
 const app = new App();
 new ExampleStack(app, 'S3FilesLambdaExample');
 new ImportedStack(app, 'S3FilesLambdaImported');
+new OtherComputeStack(app, 'S3FilesOtherCompute');
 app.synth();

@@ -59,6 +59,10 @@ describe('mountOnAgentCoreRuntime', () => {
       ap.mountOnAgentCoreRuntime(rt);
       (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnAgentCoreRuntime(rt);
     }, /invalid mountPath "\/mnt\/s3files": the runtime already mounts a file system there/],
+    ['a sixth file system', true, (_s, ap, rt) => {
+      const files = ap.fileSystem as S3FilesFileSystem;
+      for (let i = 0; i < 6; i++) files.addAccessPoint(`Ap${i}`, { path: `/ap${i}` }).mountOnAgentCoreRuntime(rt, { mountPath: `/mnt/ap${i}` });
+    }, /invalid filesystemConfigurations .*the runtime already mounts 5 file systems, the most AgentCore allows/],
   ])('refuses %s', (_what, vpcMode, build, message) => {
     const { stack, accessPoint, runtime } = withRuntime(vpcMode);
     expect(() => build(stack, accessPoint, runtime)).toThrow(message);

@@ -1,5 +1,8 @@
 package com.example.s3files;
 
+import io.github.cdks3files.lambda.BatchMountOptions;
+import io.github.cdks3files.lambda.Ec2MountOptions;
+import io.github.cdks3files.lambda.EcsMountOptions;
 import io.github.cdks3files.lambda.IS3FilesAccessPoint;
 import io.github.cdks3files.lambda.IS3FilesFileSystem;
 import io.github.cdks3files.lambda.LambdaMountOptions;
@@ -18,6 +21,23 @@ import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.Size;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.StackProps;
+import software.amazon.awscdk.services.batch.EcsFargateContainerDefinition;
+import software.amazon.awscdk.services.batch.EcsJobDefinition;
+import software.amazon.awscdk.services.batch.FargateComputeEnvironment;
+import software.amazon.awscdk.services.ec2.AmazonLinux2023ImageSsmParameterProps;
+import software.amazon.awscdk.services.ec2.AmazonLinuxCpuType;
+import software.amazon.awscdk.services.ec2.Instance;
+import software.amazon.awscdk.services.ec2.InstanceClass;
+import software.amazon.awscdk.services.ec2.InstanceSize;
+import software.amazon.awscdk.services.ec2.InstanceType;
+import software.amazon.awscdk.services.ec2.MachineImage;
+import software.amazon.awscdk.services.ecs.Cluster;
+import software.amazon.awscdk.services.ecs.ContainerDefinitionOptions;
+import software.amazon.awscdk.services.ecs.ContainerImage;
+import software.amazon.awscdk.services.ecs.FargateService;
+import software.amazon.awscdk.services.ecs.FargateTaskDefinition;
+import software.amazon.awscdk.services.iam.Role;
+import software.amazon.awscdk.services.iam.ServicePrincipal;
 import software.amazon.awscdk.services.ec2.GatewayVpcEndpointAwsService;
 import software.amazon.awscdk.services.ec2.GatewayVpcEndpointOptions;
 import software.amazon.awscdk.services.ec2.IVpc;
@@ -130,10 +150,63 @@ public final class ExampleApp {
         }
     }
 
+    /** One imported file system mounted by a Fargate service, a Batch job and an EC2 instance. */
+    public static class OtherComputeStack extends Stack {
+        public OtherComputeStack(final Construct scope, final String id) {
+            super(scope, id, null);
+
+            IVpc vpc = Vpc.fromVpcAttributes(this, "Vpc", VpcAttributes.builder()
+                .vpcId("vpc-0123456789abcdef0")
+                .availabilityZones(List.of("us-east-1a", "us-east-1b"))
+                .isolatedSubnetIds(List.of("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"))
+                .build());
+            IS3FilesFileSystem fileSystem = S3FilesFileSystem.fromFileSystemAttributes(this, "Shared", S3FilesFileSystemAttributes.builder()
+                .fileSystemId("fs-0123456789abcdef0")
+                .vpc(vpc)
+                .availabilityZones(List.of("us-east-1a", "us-east-1b"))
+                .clientSecurityGroup(SecurityGroup.fromSecurityGroupId(this, "Clients", "sg-0123456789abcdef0"))
+                .clientTagKey("s3files-client-0123456789abcdef")
+                .bucket(Bucket.fromBucketName(this, "Bucket", "shared-data-bucket"))
+                .build());
+            IS3FilesAccessPoint accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, "Results", S3FilesAccessPointAttributes.builder()
+                .fileSystem(fileSystem)
+                .accessPointId("fsap-0123456789abcdef0")
+                .path("/results")
+                .build());
+            ContainerImage image = ContainerImage.fromRegistry("public.ecr.aws/docker/library/busybox:stable");
+
+            // ECS on Fargate: the volume, the mount point, the task role, NFS, and the wait.
+            Cluster cluster = Cluster.Builder.create(this, "Cluster").vpc(vpc).build();
+            FargateTaskDefinition task = FargateTaskDefinition.Builder.create(this, "Task").build();
+            task.addContainer("app", ContainerDefinitionOptions.builder().image(image).build());
+            FargateService service = FargateService.Builder.create(this, "Service").cluster(cluster).taskDefinition(task).build();
+            accessPoint.mountOnService(service, EcsMountOptions.builder().containerPath("/mnt/results").readOnly(true).build());
+
+            // AWS Batch on Fargate.
+            Role jobRole = Role.Builder.create(this, "JobRole").assumedBy(new ServicePrincipal("ecs-tasks.amazonaws.com")).build();
+            EcsJobDefinition job = EcsJobDefinition.Builder.create(this, "Job")
+                .container(EcsFargateContainerDefinition.Builder.create(this, "JobContainer")
+                    .image(image).cpu(1).memory(Size.gibibytes(2)).jobRole(jobRole).build())
+                .build();
+            FargateComputeEnvironment computeEnvironment = FargateComputeEnvironment.Builder.create(this, "Environment").vpc(vpc).build();
+            accessPoint.mountOnJobDefinition(job, BatchMountOptions.builder().computeEnvironment(computeEnvironment).build());
+
+            // EC2: user data installs amazon-efs-utils, writes the fstab line and mounts at boot.
+            Instance host = Instance.Builder.create(this, "Host")
+                .vpc(vpc)
+                .instanceType(InstanceType.of(InstanceClass.T4G, InstanceSize.MICRO))
+                .machineImage(MachineImage.latestAmazonLinux2023(AmazonLinux2023ImageSsmParameterProps.builder()
+                    .cpuType(AmazonLinuxCpuType.ARM_64).build()))
+                .build();
+            accessPoint.mountOnInstance(host, Ec2MountOptions.builder().mountPath("/mnt/results").build());
+        }
+    }
+
     public static void main(final String[] args) {
         App app = new App();
         new ExampleStack(app, "S3FilesLambdaExample");
         new ImportedStack(app, "S3FilesLambdaImported");
+        new OtherComputeStack(app, "S3FilesOtherCompute");
         app.synth();
     }
 }

@@ -1,0 +1,47 @@
+import { App, Size, Stack } from 'aws-cdk-lib';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { S3FilesFileSystem } from 'cdk-s3files-lambda';
+
+const app = new App();
+const stack = new Stack(app, 'Pipeline');
+const vpc = new ec2.Vpc(stack, 'Vpc', {
+  natGateways: 0,
+  subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+});
+const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
+const results = fileSystem.addAccessPoint('Results', { path: '/results' });
+const image = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
+
+// ECS on Fargate (or ECS Managed Instances): volume, mount point, task role, NFS, the wait.
+const taskDefinition = new ecs.FargateTaskDefinition(stack, 'Reader');
+taskDefinition.addContainer('app', { image });
+const service = new ecs.FargateService(stack, 'Service', {
+  cluster: new ecs.Cluster(stack, 'Cluster', { vpc }),
+  taskDefinition,
+});
+results.mountOnService(service, { containerPath: '/mnt/results', readOnly: true });
+
+// AWS Batch on Fargate: the job role gets the grants, the environment joins the client group.
+const job = new batch.EcsJobDefinition(stack, 'Job', {
+  container: new batch.EcsFargateContainerDefinition(stack, 'JobContainer', {
+    image,
+    cpu: 1,
+    memory: Size.gibibytes(2),
+    jobRole: new iam.Role(stack, 'JobRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }),
+  }),
+});
+const computeEnvironment = new batch.FargateComputeEnvironment(stack, 'Environment', { vpc });
+results.mountOnJobDefinition(job, { computeEnvironment });
+
+// EC2: at boot, install amazon-efs-utils, write the fstab line, mount (retrying until reachable).
+const host = new ec2.Instance(stack, 'Host', {
+  vpc,
+  instanceType: ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
+  machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
+});
+results.mountOnInstance(host, { mountPath: '/mnt/results' });
+
+app.synth();
