@@ -137,7 +137,7 @@ new awscdk.LambdaFunction(project, {
 
 // The integ app's handlers (integ/handlers/): bundled the same way into assets/integ/handlers/,
 // never shipped in the npm package (lambda/ holds exactly what ships).
-for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepare-directories']) {
+for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepare-directories', 'ec2-benchmark']) {
   project.bundler.addBundle(`integ/handlers/${name}/index.ts`, {
     target: awscdk.LambdaRuntime.NODEJS_22_X.esbuildTarget,
     platform: 'node',
@@ -173,18 +173,24 @@ project.addTask('setup:python', {
   description: 'Create .venv with cfn-lint, moto[server] and checkov for the tests',
   exec: 'bash test/setup/python-venv.sh',
 });
+project.addTask('setup:system', {
+  description: 'Install the Debian packages the tests run for real (fio) when they are missing',
+  exec: 'bash test/setup/system-packages.sh',
+});
 project.addTask('test:ci', {
   description: 'Everything CI runs: bundle, jsii compile, jest (+ cfn-lint, cdk-nag, checkov), eslint, integ snapshots, packages, bindings',
   steps: [
-    { spawn: 'setup:python' },
-    { spawn: 'bundle' },
     { spawn: 'compile' },
     { spawn: 'docgen' },
-    // jest, eslint and every integ:<name>:assert
+    // setup, bundle, jest, eslint and every integ:<name>:assert
     { spawn: 'test' },
     { spawn: 'test:bindings' },
   ],
 });
+
+// `npx projen test` (and so `npx projen build`) works on a fresh clone: the tests need the Python
+// tools, fio and the handler bundles. Each step is idempotent and quick when already done.
+for (const setup of ['bundle', 'setup:python', 'setup:system']) project.testTask.prependSpawn(project.tasks.tryFind(setup)!);
 
 // Java packaging: Maven Central's version list for aws-cdk-lib is stale (the 2.271.0 jar is there,
 // but maven-metadata.xml stops earlier), so the range [2.271.0,3) only resolves from a seeded repo.

@@ -2,6 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ComparisonStack } from '../integ/stacks/comparison-stack';
 import { CROSS_COMPUTE_FILE, CrossComputeStack } from '../integ/stacks/cross-compute-stack';
+import { Ec2BenchmarkStack } from '../integ/stacks/ec2-benchmark-stack';
 
 describe('integ app: the comparison stack works out of the box for files uploaded through the S3 API', () => {
   const app = new App();
@@ -73,5 +74,30 @@ describe('integ app: the cross-compute stack (a Lambda writes, a Fargate task re
     const resolved = stack.resolve(stack.taskSecurityGroups);
     expect(resolved).toContainEqual({ 'Fn::GetAtt': [expect.stringMatching(/^FileSystemClientSecurityGroup/), 'GroupId'] });
     expect(stack.taskSubnets).toHaveLength(2);
+  });
+});
+
+describe('integ app: the EC2 benchmark stack', () => {
+  const app = new App();
+  const stack = new Ec2BenchmarkStack(app, 'Ec2Benchmark', { sizes: '1M 2M' });
+  const template = Template.fromStack(stack);
+
+  test('user data mounts the access point, refuses to benchmark an unmounted path, then runs run.sh with the report', () => {
+    const [instance] = Object.values(template.findResources('AWS::EC2::Instance')) as any[];
+    const join = instance.Properties.UserData['Fn::Base64']['Fn::Join'];
+    const script: string = join[1].map((p: unknown) => (typeof p === 'string' ? p : '<token>')).join(join[0]);
+    const mount = script.indexOf("s3files_mount '<token>' '<token>' '/mnt/bench'");
+    const guard = script.indexOf('mountpoint -q /mnt/bench ||');
+    const bench = script.indexOf('bash /opt/ec2-benchmark/run.sh');
+    expect(mount).toBeGreaterThan(0);
+    expect(guard).toBeGreaterThan(mount);
+    expect(bench).toBeGreaterThan(guard);
+    expect(script).toMatch(/MOUNT_DIR=\/mnt\/bench BUCKET=<token> PREFIX=bench\/ OUT=\/var\/tmp\/ec2-benchmark REPORT=\/opt\/ec2-benchmark\/index.js SIZES='1M 2M'/);
+  });
+
+  test('no NAT: the instance reaches S3 through the gateway endpoint and Session Manager through interface endpoints', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Gateway' });
+    expect(Object.keys(template.findResources('AWS::EC2::VPCEndpoint', { Properties: { VpcEndpointType: 'Interface' } }))).toHaveLength(3);
   });
 });

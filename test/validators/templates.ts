@@ -13,6 +13,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { CrossComputeStack } from '../../integ/stacks/cross-compute-stack';
+import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
 import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
 
@@ -23,6 +24,7 @@ export function buildValidatorApp(outdir: string): App {
   new SharedFileSystemStack(app, 'S3FilesSharedFileSystem');
   new ComparisonStack(app, 'S3FilesComparisonDestroy', { removalPolicy: RemovalPolicy.DESTROY });
   new CrossComputeStack(app, 'S3FilesCrossCompute');
+  new Ec2BenchmarkStack(app, 'S3FilesEc2Benchmark');
 
   // The L3 on its own: it makes the VPC, bucket, file system and access point.
   const minimal = new Stack(app, 'MinimalMountedFunction');
