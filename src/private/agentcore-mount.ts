@@ -1,7 +1,6 @@
-import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
+import { checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, subnetsById } from './client-access';
 import { invalid } from './validation';
 import type { AgentCoreMountOptions } from '../mount/agentcore';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
@@ -48,7 +47,8 @@ export function mountOnAgentCoreRuntime(runtime: agentcore.Runtime, accessPoint:
 
   grantMountingClient(runtime, runtime, accessPoint, options);
   checkSameVpc(runtime, runtime.connections, info.vpc, 'the runtime');
-  openNfs(runtime, fs, info, runtime, (group) => joinRuntimeGroup(runtime, cfn, group), 'the AgentCore runtime');
+  openNfs(runtime, fs, info, runtime, (group) => joinSecurityGroup(runtime, runtime.connections, cfn,
+    'NetworkConfiguration.NetworkModeConfig.SecurityGroups', { max: MAX_RUNTIME_SECURITY_GROUPS, service: 'AgentCore' }, 'the runtime', group), 'the AgentCore runtime');
   const subnets = subnetsById(runtime, network.networkModeConfig?.subnets, info.vpc);
   if (subnets) {
     info.checkAzCoverage(runtime, 'vpcSubnets', subnets);
@@ -58,17 +58,4 @@ export function mountOnAgentCoreRuntime(runtime: agentcore.Runtime, accessPoint:
   }
   cfn.node.addDependency(accessPoint.available);
   if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
-}
-
-/** The runtime's security groups are rendered once: re-render them from its connections. */
-function joinRuntimeGroup(runtime: agentcore.Runtime, cfn: agentcore.CfnRuntime, group: ec2.ISecurityGroup): void {
-  if (runtime.connections.securityGroups.includes(group)) return;
-  runtime.connections.addSecurityGroup(group);
-  if (runtime.connections.securityGroups.length > MAX_RUNTIME_SECURITY_GROUPS) {
-    invalid(runtime, 'securityGroups', runtime.connections.securityGroups.map(sg => sg.node.path),
-      `with the file system's client security group the runtime has ${runtime.connections.securityGroups.length}, and AgentCore allows at most ${MAX_RUNTIME_SECURITY_GROUPS}`,
-      `pass at most ${MAX_RUNTIME_SECURITY_GROUPS - 1} security groups`);
-  }
-  cfn.addPropertyOverride('NetworkConfiguration.NetworkModeConfig.SecurityGroups',
-    Lazy.list({ produce: () => runtime.connections.securityGroups.map(sg => sg.securityGroupId) }));
 }

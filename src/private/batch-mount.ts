@@ -1,8 +1,7 @@
 import * as crypto from 'crypto';
 import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as batch from 'aws-cdk-lib/aws-batch';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
+import { checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, subnetsById } from './client-access';
 import { DEFAULT_CONTAINER_PATH } from './ecs-mount';
 import { invalid, validateContainerPath } from './validation';
 import type { BatchMountOptions } from '../mount/batch';
@@ -78,7 +77,8 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
   if (environment) {
     const ce = environment.node.defaultChild as batch.CfnComputeEnvironment;
     checkSameVpc(environment, environment.connections, info.vpc, 'the compute environment');
-    openNfs(environment, fs, info, environment, (group) => joinEnvironmentGroup(environment, ce, group), 'the compute environment');
+    openNfs(environment, fs, info, environment, (group) => joinSecurityGroup(environment, environment.connections, ce,
+      'ComputeResources.SecurityGroupIds', { max: MAX_COMPUTE_SECURITY_GROUPS, service: 'Batch' }, 'the compute environment', group), 'the compute environment');
     const resources = Stack.of(ce).resolve(ce.computeResources) as { subnets?: unknown } | undefined;
     const subnets = subnetsById(environment, resources?.subnets, info.vpc);
     if (subnets) {
@@ -90,16 +90,4 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
     ce.node.addDependency(accessPoint.available);
   }
   return name;
-}
-
-/** Batch renders the environment's security groups once: re-render them from its connections. */
-function joinEnvironmentGroup(environment: batch.FargateComputeEnvironment, ce: batch.CfnComputeEnvironment, group: ec2.ISecurityGroup): void {
-  if (environment.connections.securityGroups.includes(group)) return;
-  environment.connections.addSecurityGroup(group);
-  if (environment.connections.securityGroups.length > MAX_COMPUTE_SECURITY_GROUPS) {
-    invalid(environment, 'securityGroups', environment.connections.securityGroups.map(sg => sg.node.path),
-      `with the file system's client security group the compute environment has ${environment.connections.securityGroups.length}, and Batch allows at most ${MAX_COMPUTE_SECURITY_GROUPS}`,
-      `pass at most ${MAX_COMPUTE_SECURITY_GROUPS - 1} security groups`);
-  }
-  ce.addPropertyOverride('ComputeResources.SecurityGroupIds', Lazy.list({ produce: () => environment.connections.securityGroups.map(sg => sg.securityGroupId) }));
 }

@@ -1,4 +1,4 @@
-import { Stack, Token } from 'aws-cdk-lib';
+import { CfnResource, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
@@ -151,4 +151,24 @@ export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vp
     }
     return;
   }
+}
+
+/**
+ * Adds `group` to a client's security groups. aws-cdk-lib renders a client's security groups into
+ * its L1 once, at construction: the L1 property at `propertyPath` is re-rendered lazily from the
+ * client's connections, so later additions count too.
+ */
+export function joinSecurityGroup(
+  scope: IConstruct, connections: ec2.Connections, cfn: CfnResource, propertyPath: string,
+  limit: { readonly max: number; readonly service: string }, what: string, group: ec2.ISecurityGroup,
+): void {
+  const max = limit.max;
+  if (connections.securityGroups.includes(group)) return;
+  connections.addSecurityGroup(group);
+  if (connections.securityGroups.length > max) {
+    invalid(scope, 'securityGroups', connections.securityGroups.map(sg => sg.node.path),
+      `with the file system's client security group ${what} has ${connections.securityGroups.length}, and ${limit.service} allows at most ${max}`,
+      `pass at most ${max - 1} security groups`);
+  }
+  cfn.addPropertyOverride(propertyPath, Lazy.list({ produce: () => connections.securityGroups.map(sg => sg.securityGroupId) }));
 }

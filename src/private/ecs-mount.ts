@@ -1,8 +1,7 @@
 import * as crypto from 'crypto';
 import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
+import { checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, subnetsById } from './client-access';
 import { invalid, validateContainerPath } from './validation';
 import type { EcsMountOptions } from '../mount/ecs';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
@@ -106,7 +105,8 @@ export function mountOnService(service: ecs.BaseService, accessPoint: S3FilesAcc
       'use a FargateService, or a task definition with NetworkMode.AWS_VPC');
   }
   checkSameVpc(service, service.connections, info.vpc, 'the service');
-  openNfs(service, fs, info, service, (group) => joinServiceGroup(service, cfn, group), 'the ECS service');
+  openNfs(service, fs, info, service, (group) => joinSecurityGroup(service, service.connections, cfn,
+    'NetworkConfiguration.AwsvpcConfiguration.SecurityGroups', { max: MAX_TASK_SECURITY_GROUPS, service: 'ECS' }, 'the service', group), 'the ECS service');
   const subnets = subnetsById(service, awsvpc.subnets, info.vpc);
   if (subnets) {
     info.checkAzCoverage(service, 'vpcSubnets', subnets);
@@ -116,17 +116,4 @@ export function mountOnService(service: ecs.BaseService, accessPoint: S3FilesAcc
   }
   service.node.addDependency(accessPoint.available);
   return name;
-}
-
-/** ECS renders the service's security groups once: re-render them lazily from its connections. */
-function joinServiceGroup(service: ecs.BaseService, cfn: ecs.CfnService, group: ec2.ISecurityGroup): void {
-  if (service.connections.securityGroups.includes(group)) return;
-  service.connections.addSecurityGroup(group);
-  if (service.connections.securityGroups.length > MAX_TASK_SECURITY_GROUPS) {
-    invalid(service, 'securityGroups', service.connections.securityGroups.map(sg => sg.node.path),
-      `with the file system's client security group the service has ${service.connections.securityGroups.length}, and ECS allows at most ${MAX_TASK_SECURITY_GROUPS}`,
-      `pass at most ${MAX_TASK_SECURITY_GROUPS - 1} security groups`);
-  }
-  cfn.addPropertyOverride('NetworkConfiguration.AwsvpcConfiguration.SecurityGroups',
-    Lazy.list({ produce: () => service.connections.securityGroups.map(sg => sg.securityGroupId) }));
 }

@@ -1,7 +1,6 @@
-import { Annotations, Lazy, Token } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Annotations, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { checkSameVpc, clientActions, fileSystemOf, grantDirectReads, openNfs, subnetsById } from './client-access';
+import { checkSameVpc, clientActions, fileSystemOf, grantDirectReads, joinSecurityGroup, openNfs, subnetsById } from './client-access';
 import { describeDirectS3Read } from './direct-s3-read';
 import { invalid, validateMountPath, warnUnresolved } from './validation';
 import type { LambdaMountOptions } from '../mount/lambda';
@@ -58,7 +57,8 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
   if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
 
   checkSameVpc(fn, fn.connections, info.vpc, 'the function');
-  openNfs(fn, fs, info, fn, (group) => joinSecurityGroup(fn, group), 'a mounting Lambda function');
+  openNfs(fn, fs, info, fn, (group) => joinSecurityGroup(fn, fn.connections, cfn, 'VpcConfig.SecurityGroupIds', { max: MAX_FUNCTION_SECURITY_GROUPS, service: 'Lambda' }, 'the function', group),
+    'a mounting Lambda function');
   const subnets = subnetsById(fn, (cfn.vpcConfig as lambda.CfnFunction.VpcConfigProperty | undefined)?.subnetIds, info.vpc);
   if (subnets) {
     info.checkAzCoverage(fn, 'vpcSubnets', subnets);
@@ -91,20 +91,4 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
     Annotations.of(fn).addWarningV2('cdk-s3files-lambda:autoDirectReadLowMemory',
       `memorySize is ${memory} MB and directS3Read is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or DirectS3Read.enabled(bucket).`);
   }
-}
-
-/**
- * Adds `group` to a function's security groups. lambda.Function renders its VpcConfig once, at
- * construction, so the L1 property is re-rendered lazily from the function's connections.
- */
-function joinSecurityGroup(fn: lambda.Function, group: ec2.ISecurityGroup): void {
-  if (fn.connections.securityGroups.includes(group)) return;
-  fn.connections.addSecurityGroup(group);
-  if (fn.connections.securityGroups.length > MAX_FUNCTION_SECURITY_GROUPS) {
-    invalid(fn, 'securityGroups', fn.connections.securityGroups.map(sg => sg.node.path),
-      `with the file system's client security group the function has ${fn.connections.securityGroups.length}, and Lambda allows at most ${MAX_FUNCTION_SECURITY_GROUPS}`,
-      `pass at most ${MAX_FUNCTION_SECURITY_GROUPS - 1} security groups`);
-  }
-  const cfn = fn.node.defaultChild as lambda.CfnFunction;
-  cfn.addPropertyOverride('VpcConfig.SecurityGroupIds', Lazy.list({ produce: () => fn.connections.securityGroups.map(sg => sg.securityGroupId) }));
 }
