@@ -292,6 +292,97 @@ export interface IS3FilesFileSystem extends IResource, ec2.IConnectable {
    * @param props metric options
    */
   metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Files written on the mount and not yet exported to the bucket.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricPendingExports(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Exports that failed for good (not retried): the change never reaches the bucket.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricExportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Imports from the bucket that failed.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricImportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Files moved to lost+found: a write on the mount lost a conflict with a change in the bucket.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricLostAndFoundFiles(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Client connections (the file system takes at most 25,000).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricClientConnections(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Files and directories in the file system (reported every 15 minutes).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricInodes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Age of the oldest change waiting to be exported.
+   * @param props metric options
+   * @default - statistic Maximum, 1 minute
+   */
+  metricExportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Age of the oldest change waiting to be imported.
+   * @param props metric options
+   * @default - statistic Maximum, 1 minute
+   */
+  metricImportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Bytes of file data read (SampleCount: read operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricDataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Bytes of file data written (SampleCount: write operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricDataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Bytes of metadata read (SampleCount: metadata read operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricMetadataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Bytes of metadata written (SampleCount: metadata write operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
+  metricMetadataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Bytes stored in the file system (reported every 15 minutes).
+   * @param props metric options
+   * @default - statistic Average, 1 minute
+   */
+  metricStorageBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 }
 
 /**
@@ -407,6 +498,58 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
       dimensionsMap: { FileSystemId: this.fileSystemId },
       ...props,
     });
+  }
+
+  public metricPendingExports(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('PendingExports', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+  }
+
+  public metricExportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExportFailures', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+  }
+
+  public metricImportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ImportFailures', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+  }
+
+  public metricLostAndFoundFiles(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('LostAndFoundFiles', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+  }
+
+  public metricClientConnections(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ClientConnections', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+  }
+
+  public metricInodes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Inodes', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+  }
+
+  public metricExportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExportAge', { statistic: 'Maximum', unit: cloudwatch.Unit.SECONDS, ...props });
+  }
+
+  public metricImportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ImportAge', { statistic: 'Maximum', unit: cloudwatch.Unit.SECONDS, ...props });
+  }
+
+  public metricDataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('DataReadBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+  }
+
+  public metricDataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('DataWriteBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+  }
+
+  public metricMetadataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('MetadataReadBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+  }
+
+  public metricMetadataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('MetadataWriteBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+  }
+
+  public metricStorageBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('StorageBytes', { statistic: 'Average', unit: cloudwatch.Unit.BYTES, ...props });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { App, Duration, Lazy, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -551,6 +552,41 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     expect(metric.metricName).toBe('PendingExports');
     expect(metric.statistic).toBe('Sum');
     expect(stack.resolve(metric.dimensions)).toEqual({ FileSystemId: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] } });
+  });
+});
+
+describe('S3FilesFileSystem: metric helpers', () => {
+  // Every service metric the S3 Files monitoring page documents, with its statistic and unit.
+  test.each<[keyof S3FilesFileSystem, string, string, cloudwatch.Unit]>([
+    ['metricPendingExports', 'PendingExports', 'Sum', cloudwatch.Unit.COUNT],
+    ['metricExportFailures', 'ExportFailures', 'Sum', cloudwatch.Unit.COUNT],
+    ['metricImportFailures', 'ImportFailures', 'Sum', cloudwatch.Unit.COUNT],
+    ['metricLostAndFoundFiles', 'LostAndFoundFiles', 'Sum', cloudwatch.Unit.COUNT],
+    ['metricClientConnections', 'ClientConnections', 'Sum', cloudwatch.Unit.COUNT],
+    ['metricInodes', 'Inodes', 'Sum', cloudwatch.Unit.COUNT],
+    ['metricExportAge', 'ExportAge', 'Maximum', cloudwatch.Unit.SECONDS],
+    ['metricImportAge', 'ImportAge', 'Maximum', cloudwatch.Unit.SECONDS],
+    ['metricDataReadBytes', 'DataReadBytes', 'Sum', cloudwatch.Unit.BYTES],
+    ['metricDataWriteBytes', 'DataWriteBytes', 'Sum', cloudwatch.Unit.BYTES],
+    ['metricMetadataReadBytes', 'MetadataReadBytes', 'Sum', cloudwatch.Unit.BYTES],
+    ['metricMetadataWriteBytes', 'MetadataWriteBytes', 'Sum', cloudwatch.Unit.BYTES],
+    ['metricStorageBytes', 'StorageBytes', 'Average', cloudwatch.Unit.BYTES],
+  ])('%s: %s, %s, %s', (method, name, statistic, unit) => {
+    // GIVEN / WHEN
+    const { stack, fs } = fileSystem();
+    const metric = (fs[method] as (p?: cloudwatch.MetricOptions) => cloudwatch.Metric).call(fs);
+    // THEN
+    expect({ namespace: metric.namespace, name: metric.metricName, statistic: metric.statistic, unit: metric.unit })
+      .toEqual({ namespace: 'AWS/S3/Files', name, statistic, unit });
+    expect(stack.resolve(metric.dimensions)).toEqual({ FileSystemId: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] } });
+    // AND options override the defaults
+    expect((fs[method] as (p?: cloudwatch.MetricOptions) => cloudwatch.Metric).call(fs, { statistic: 'p99', period: Duration.minutes(5) }).statistic).toBe('p99');
+  });
+
+  test('an imported file system has them too, on its id', () => {
+    const stack = newStack();
+    const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
+    expect(stack.resolve(imported.metricExportFailures().dimensions)).toEqual({ FileSystemId: 'fs-0123456789abcdef0' });
   });
 });
 
