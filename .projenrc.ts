@@ -192,6 +192,10 @@ project.addTask('test:ci', {
 // tools, fio and the handler bundles. Each step is idempotent and quick when already done.
 for (const setup of ['bundle', 'setup:python', 'setup:system']) project.testTask.prependSpawn(project.tasks.tryFind(setup)!);
 
+// A wheel, jar or tarball without the handler bundles fails at the user's synth ("Cannot find
+// asset"): every package task builds them first.
+for (const name of ['package:js', 'package:python', 'package:java']) project.tasks.tryFind(name)?.prependSpawn(project.tasks.tryFind('bundle')!);
+
 // Java packaging: Maven Central's version list for aws-cdk-lib is stale (the 2.271.0 jar is there,
 // but maven-metadata.xml stops earlier), so the range [2.271.0,3) only resolves from a seeded repo.
 const seedMaven = project.addTask('seed:maven', {
