@@ -194,7 +194,7 @@ for (const setup of ['bundle', 'setup:python', 'setup:system']) project.testTask
 
 // A wheel, jar or tarball without the handler bundles fails at the user's synth ("Cannot find
 // asset"): every package task builds them first.
-for (const name of ['package:js', 'package:python', 'package:java']) project.tasks.tryFind(name)?.prependSpawn(project.tasks.tryFind('bundle')!);
+for (const name of ['package:js', 'package:python']) project.tasks.tryFind(name)?.prependSpawn(project.tasks.tryFind('bundle')!);
 
 // Java packaging: Maven Central's version list for aws-cdk-lib is stale (the 2.271.0 jar is there,
 // but maven-metadata.xml stops earlier), so the range [2.271.0,3) only resolves from a seeded repo.
@@ -204,6 +204,7 @@ const seedMaven = project.addTask('seed:maven', {
 });
 const packageJava = project.tasks.tryFind('package:java')!;
 packageJava.reset();
+packageJava.spawn(project.tasks.tryFind('bundle')!);
 packageJava.spawn(seedMaven);
 packageJava.exec('jsii-pacmak -v --target java --maven-local-repository .m2-local');
 
