@@ -6,3 +6,4 @@ export * from './mount/ecs';
 export * from './mount/ec2';
 export * from './mount/batch';
 export * from './mount/agentcore';
+export * from './s3files-monitoring';

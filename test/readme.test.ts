@@ -75,6 +75,7 @@ describe('README: mounting on your own function and on an imported file system',
     ['### Your own function', 'own-function.ts'],
     ['### An existing file system', 'imported.ts'],
     ['### Containers, Batch jobs, instances and agents', 'other-compute.ts'],
+    ['### Monitoring', 'monitoring.ts'],
   ])('the snippet under %s is examples/readme/%s', (heading, file) => {
     expect(block(heading, 'ts')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8'));
   });
@@ -123,6 +124,17 @@ describe('README: containers, Batch jobs, instances', () => {
     const [[, instance]] = byType('AWS::EC2::Instance');
     expect(JSON.stringify(instance.Properties.UserData)).toContain("s3files_mount '");
     for (const r of [task, job, instance]) expect(r.DependsOn).toContain(waiterId);
+  }, 120_000);
+});
+
+describe('README: monitoring', () => {
+  test('monitoring.ts: six alarms notifying the topic, and a dashboard', () => {
+    const t = synthExample('monitoring.ts').Monitored;
+    const alarms = Object.values<any>(t.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(6);
+    for (const a of alarms) expect(a.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Alerts/) }]);
+    expect(alarms.find((a) => a.Properties.MetricName === 'ExportAge').Properties.Threshold).toBe(600);
+    expect(Object.values<any>(t.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
   }, 120_000);
 });
 

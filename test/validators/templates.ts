@@ -15,7 +15,7 @@ import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { CrossComputeStack } from '../../integ/stacks/cross-compute-stack';
 import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
-import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
+import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
@@ -84,6 +84,7 @@ export function buildValidatorApp(outdir: string): App {
   });
   Validations.of(sharedVpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Test-only stand-in for a user VPC; flow logs are the VPC owner\'s choice.' });
   const shared = new S3FilesFileSystem(storage, 'Files', { vpc: sharedVpc, removalPolicy: RemovalPolicy.DESTROY });
+  new S3FilesMonitoring(storage, 'Monitoring', { fileSystem: shared });
   const compute = new Stack(app, 'MultiStackCompute');
   const fn = { runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({})') };
   new S3FilesMountedFunction(compute, 'Own', { ...fn, fileSystem: shared });
