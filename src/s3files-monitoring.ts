@@ -155,7 +155,10 @@ export class S3FilesMonitoring extends Construct {
       alarmDescription: `${where}: more than ${connections} client connections (S3 Files allows ${MAX_CLIENT_CONNECTIONS}). `
         + 'New mounts will start failing at the limit: cap the concurrency of mounting functions and tasks, or spread clients over file systems.',
     });
-    this.alarms = [this.exportFailuresAlarm, this.importFailuresAlarm, this.lostAndFoundAlarm, this.pendingExportsAlarm, this.exportAgeAlarm, this.clientConnectionsAlarm];
+    this.alarms = [
+      this.exportFailuresAlarm, this.importFailuresAlarm, this.lostAndFoundAlarm,
+      this.pendingExportsAlarm, this.exportAgeAlarm, this.clientConnectionsAlarm,
+    ];
     if (props.alarmTopic) {
       const action = new cw_actions.SnsAction(props.alarmTopic);
       for (const alarm of this.alarms) {
