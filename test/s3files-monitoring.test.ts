@@ -46,8 +46,12 @@ describe('S3FilesMonitoring', () => {
     const alarmTopic = new sns.Topic(stack, 'Alerts');
     // WHEN
     new S3FilesMonitoring(stack, 'Monitoring', {
-      fileSystem, alarmTopic, pendingExportsThreshold: 500, exportAgeThreshold: Duration.minutes(5),
-      clientConnectionsThreshold: 24000, evaluationPeriods: 2,
+      fileSystem,
+      alarmTopic,
+      pendingExportsThreshold: 500,
+      exportAgeThreshold: Duration.minutes(5),
+      clientConnectionsThreshold: 24000,
+      evaluationPeriods: 2,
     });
     // THEN
     const alarms = alarmsByMetric(Template.fromStack(stack));
