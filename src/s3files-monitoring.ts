@@ -4,7 +4,7 @@ import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { invalid } from './private/validation';
+import { inUnit, invalid } from './private/validation';
 import { IS3FilesFileSystem } from './s3files-file-system';
 
 /** S3 Files accepts at most this many client connections per file system. */
@@ -105,7 +105,7 @@ export class S3FilesMonitoring extends Construct {
     const pendingExports = wholeNumber(this, 'pendingExportsThreshold', props.pendingExportsThreshold ?? 10000, 1, Number.MAX_SAFE_INTEGER);
     const connections = wholeNumber(this, 'clientConnectionsThreshold', props.clientConnectionsThreshold ?? 20000, 1, MAX_CLIENT_CONNECTIONS);
     const exportAge = props.exportAgeThreshold ?? Duration.minutes(15);
-    const exportAgeSeconds = exportAge.toSeconds();
+    const exportAgeSeconds = inUnit(this, 'exportAgeThreshold', () => exportAge.toSeconds(), 'seconds', 'Duration.seconds(n)');
     if (!Token.isUnresolved(exportAgeSeconds) && exportAgeSeconds < 60) {
       invalid(this, 'exportAgeThreshold', exportAge, 'exports are batched about once a minute, so a younger threshold alarms on normal operation', 'use at least Duration.minutes(1)');
     }

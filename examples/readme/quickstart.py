@@ -6,11 +6,11 @@ app = cdk.App()
 stack = cdk.Stack(app, "QuickStart")
 
 # Makes a VPC without NAT, a hardened versioned bucket, the S3 Files file system with its
-# mount targets, an access point, and a function that sees the bucket at /mnt/s3files.
+# mount targets, an access point (/lambda), and a function that sees the bucket's lambda/ prefix at /mnt/s3files.
 S3FilesMountedFunction(
     stack,
     "Reader",
-    runtime=lambda_.Runtime.NODEJS_22_X,
+    runtime=lambda_.Runtime.NODEJS_24_X,
     handler="index.handler",
     code=lambda_.Code.from_inline(
         'exports.handler = async () => require("fs").readdirSync(process.env.MOUNT_PATH);'

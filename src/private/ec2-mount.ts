@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
 import { mountCommand, MOUNT_FUNCTION } from './ec2-user-data';
-import { invalid, validateContainerPath } from './validation';
+import { inUnit, invalid, validateContainerPath } from './validation';
 import type { Ec2MountOptions } from '../mount/ec2';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
 
@@ -115,7 +115,7 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
       'use a path such as "/mnt/s3files"');
   }
   const timeout = options.mountTimeout ?? DEFAULT_MOUNT_TIMEOUT;
-  const timeoutSeconds = timeout.toSeconds();
+  const timeoutSeconds = inUnit(scope, 'mountTimeout', () => timeout.toSeconds(), 'seconds', 'Duration.seconds(n)');
   if (!Token.isUnresolved(timeoutSeconds) && (timeoutSeconds < 1 || timeoutSeconds > MAX_MOUNT_TIMEOUT_SECONDS)) {
     invalid(scope, 'mountTimeout', timeout, 'the boot script retries the mount for 1 second to 1 hour', 'use e.g. Duration.minutes(10)');
   }

@@ -171,7 +171,7 @@ export function validateAccessPointPath(scope: IConstruct, path: string): void {
 /** Import threshold: bytes in 0..MAX_IMPORT_SIZE_BYTES. */
 export function validateImportSizeThreshold(scope: IConstruct, size: Size, prop = 'importSizeThreshold'): number {
   requireKind(scope, prop, size, 'toBytes', 'Size.kibibytes(128)');
-  const bytes = size.toBytes();
+  const bytes = inUnit(scope, prop, () => size.toBytes(), 'bytes', 'Size.bytes(n)');
   if (Token.isUnresolved(bytes)) return bytes;
   if (bytes < 0 || bytes > MAX_IMPORT_SIZE_BYTES) {
     invalid(scope, prop, `${bytes} bytes`, `it must be between 0 and ${MAX_IMPORT_SIZE_BYTES} bytes`, 'use a size such as Size.kibibytes(128)');
@@ -182,12 +182,25 @@ export function validateImportSizeThreshold(scope: IConstruct, size: Size, prop 
 /** Whole days within [min, max]; returns the number of days. */
 export function validateWholeDays(scope: IConstruct, prop: string, duration: Duration, min: number, max: number): number {
   requireKind(scope, prop, duration, 'toDays', `Duration.days(${min})`);
-  const days = duration.toDays({ integral: false });
+  const days = inUnit(scope, prop, () => duration.toDays({ integral: false }), 'days', 'Duration.days(n)');
   if (Token.isUnresolved(days)) return days;
   if (!Number.isInteger(days) || days < min || days > max) {
     invalid(scope, prop, duration, `it must be a whole number of days from ${min} to ${max}`, `use Duration.days(n) with ${min} <= n <= ${max}`);
   }
   return days;
+}
+
+/**
+ * Converts a Duration or Size to the unit CloudFormation takes. aws-cdk-lib cannot convert a token
+ * amount to another unit and throws without naming the prop: say which prop, and how to give it.
+ */
+export function inUnit<T>(scope: IConstruct, prop: string, convert: () => T, unit: string, example: string): T {
+  try {
+    return convert();
+  } catch (e) {
+    invalid(scope, prop, new Shown('(a token)'), `a token amount cannot be converted to ${unit} at synth time (${(e as Error).message.split('\n')[0]})`,
+      `give the token in ${unit}: ${example}`);
+  }
 }
 
 /** Longest availabilityTimeout: CloudFormation's one-hour custom-resource limit less the waiter's margin. */
@@ -196,7 +209,7 @@ export const MAX_AVAILABILITY_TIMEOUT_SECONDS = CUSTOM_RESOURCE_MAX_SECONDS - WA
 /** The waiter timeout: 1 to 55 minutes (it must end inside CloudFormation's one-hour custom-resource limit). */
 export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration): number {
   requireKind(scope, 'availabilityTimeout', timeout, 'toSeconds', 'Duration.minutes(20)');
-  const seconds = timeout.toSeconds({ integral: false });
+  const seconds = inUnit(scope, 'availabilityTimeout', () => timeout.toSeconds({ integral: false }), 'seconds', 'Duration.seconds(n)');
   if (Token.isUnresolved(seconds)) return seconds;
   if (seconds < 60 || seconds > MAX_AVAILABILITY_TIMEOUT_SECONDS) {
     invalid(scope, 'availabilityTimeout', timeout, 'it must be between 1 and 55 minutes: CloudFormation gives a custom resource at most one hour, and the waiter needs a few minutes of it to report',

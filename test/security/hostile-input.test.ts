@@ -200,6 +200,21 @@ const REJECTED: Record<string, Rejected> = {
     prop: /invalid mountTargetIpAddressType "DUAL_STACK": it must be a MountTargetIpAddressType/,
     fix: /MountTargetIpAddressType\.DUAL_STACK/,
   },
+  'a token in minutes where days are needed': {
+    build: (s) => fileSystem(s, { expireAfterLastAccess: Duration.minutes(Token.asNumber(Lazy.number({ produce: () => 43200 }))) }),
+    prop: /invalid expireAfterLastAccess \(a token\): a token amount cannot be converted to days at synth time/,
+    fix: /give the token in days: Duration\.days\(n\)/,
+  },
+  'a token in KiB where bytes are needed': {
+    build: (s) => fileSystem(s, { importSizeThreshold: Size.kibibytes(Token.asNumber(Lazy.number({ produce: () => 128 }))) }),
+    prop: /invalid importSizeThreshold \(a token\): a token amount cannot be converted to bytes/,
+    fix: /give the token in bytes: Size\.bytes\(n\)/,
+  },
+  'a token in minutes as availability timeout': {
+    build: (s) => fileSystem(s, { availabilityTimeout: Duration.minutes(Token.asNumber(Lazy.number({ produce: () => 20 }))) }),
+    prop: /invalid availabilityTimeout \(a token\): a token amount cannot be converted to seconds/,
+    fix: /Duration\.seconds\(n\)/,
+  },
   'acceptBucketWarning as a string (jsii)': {
     build: (s) => fileSystem(s, { acceptBucketWarning: bad('false') }),
     prop: /invalid acceptBucketWarning "false": it must be a boolean/,
