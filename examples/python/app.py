@@ -58,7 +58,7 @@ class ExampleStack(cdk.Stack):
         fn = S3FilesMountedFunction(
             self,
             "Processor",
-            runtime=lambda_.Runtime.NODEJS_22_X,
+            runtime=lambda_.Runtime.NODEJS_24_X,
             architecture=lambda_.Architecture.ARM_64,
             handler="index.handler",
             code=lambda_.Code.from_inline(HANDLER_CODE),
@@ -113,7 +113,7 @@ class ImportedStack(cdk.Stack):
         reader = lambda_.Function(
             self,
             "Reader",
-            runtime=lambda_.Runtime.NODEJS_22_X,
+            runtime=lambda_.Runtime.NODEJS_24_X,
             handler="index.handler",
             code=lambda_.Code.from_inline(HANDLER_CODE),
             vpc=vpc,

@@ -30,7 +30,7 @@ const team = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Team', {
 });
 
 const reader = new lambda.Function(stack, 'Reader', {
-  runtime: lambda.Runtime.NODEJS_22_X,
+  runtime: lambda.Runtime.NODEJS_24_X,
   handler: 'index.handler',
   code: lambda.Code.fromInline('exports.handler = async () => require("fs").readdirSync(process.env.MOUNT_PATH);'),
   vpc,

@@ -18,7 +18,7 @@ const reports = fileSystem.addAccessPoint('Reports', { path: '/reports' });
 const compute = new Stack(app, 'Compute');
 const worker = new nodejs.NodejsFunction(compute, 'Worker', {
   entry: path.join(__dirname, 'worker.ts'),
-  runtime: lambda.Runtime.NODEJS_22_X,
+  runtime: lambda.Runtime.NODEJS_24_X,
   vpc,
   vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
 });

@@ -34,7 +34,7 @@ export class ExampleStack extends Stack {
     });
 
     const fn = new S3FilesMountedFunction(this, 'Processor', {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       handler: 'index.handler',
       code: lambda.Code.fromInline(HANDLER_CODE),
@@ -81,7 +81,7 @@ export class ImportedStack extends Stack {
     });
 
     const reader = new lambda.Function(this, 'Reader', {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       handler: 'index.handler',
       code: lambda.Code.fromInline(HANDLER_CODE),
       vpc,

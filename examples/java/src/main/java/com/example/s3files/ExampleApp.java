@@ -94,7 +94,7 @@ public final class ExampleApp {
                 .build();
 
             S3FilesMountedFunction fn = S3FilesMountedFunction.Builder.create(this, "Processor")
-                .runtime(Runtime.NODEJS_22_X)
+                .runtime(Runtime.NODEJS_24_X)
                 .architecture(Architecture.ARM_64)
                 .handler("index.handler")
                 .code(Code.fromInline(HANDLER_CODE))
@@ -141,7 +141,7 @@ public final class ExampleApp {
                 .build());
 
             Function reader = Function.Builder.create(this, "Reader")
-                .runtime(Runtime.NODEJS_22_X)
+                .runtime(Runtime.NODEJS_24_X)
                 .handler("index.handler")
                 .code(Code.fromInline(HANDLER_CODE))
                 .vpc(vpc)
