@@ -5,11 +5,13 @@ const CDK_CLI_VERSION = '2.1148.1';
 
 const project = new awscdk.AwsCdkConstructLibrary({
   name: 'cdk-s3files-lambda',
-  description: 'AWS CDK constructs for Lambda functions with an Amazon S3 Files file system mounted: hardened bucket, service role, mount targets with a readiness waiter, access points, scoped IAM.',
+  description: 'AWS CDK constructs for Amazon S3 Files: a bucket mounted as a file system in Lambda functions, ECS tasks, Batch jobs, EC2 instances and AgentCore runtimes, with a readiness waiter, access points, scoped IAM and monitoring.',
   author: 'S3 Files CDK team',
   authorAddress: 'team@example.com',
   repositoryUrl: 'https://github.com/example/cdk-s3files-lambda.git',
-  keywords: ['aws-cdk', 'cdk', 's3', 's3files', 'lambda', 'nfs', 'efs'],
+  keywords: ['aws-cdk', 'cdk', 's3', 's3files', 'lambda', 'ecs', 'batch', 'ec2', 'nfs', 'efs'],
+  // 0.x: the API may still change between minor versions (see README, "Versions and logical ids").
+  stability: 'experimental',
   defaultReleaseBranch: 'main',
   packageManager: javascript.NodePackageManager.NPM,
   projenrcTs: true,
