@@ -102,6 +102,7 @@ const project = new awscdk.AwsCdkConstructLibrary({
       '/.venv/',
       '/.m2-local/',
       '/scripts/',
+      '/docs/',
     ],
   },
 });
@@ -189,6 +190,12 @@ project.addTask('test:ci', {
     { spawn: 'test:bindings' },
   ],
 });
+
+// API reference per language: jsii-docgen renders Python and Java signatures (snake_case, builders)
+// for readers who never see TypeScript.
+const docgen = project.tasks.tryFind('docgen')!;
+docgen.exec('jsii-docgen -o docs/API.python.md -l python');
+docgen.exec('jsii-docgen -o docs/API.java.md -l java');
 
 // `npx projen test` (and so `npx projen build`) works on a fresh clone: the tests need the Python
 // tools, fio and the handler bundles. Each step is idempotent and quick when already done.
