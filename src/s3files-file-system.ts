@@ -383,6 +383,23 @@ export interface IS3FilesFileSystem extends IResource, ec2.IConnectable {
    * @default - statistic Average, 1 minute
    */
   metricStorageBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * The amazon-efs-utils client metric `S3BucketAccessible` (1 = the client can read the bucket for
+   * direct reads), from EC2 instances and ECS tasks that mount this file system (never Lambda).
+   * Pass `dimensionsMap: { Bucket, InstanceId }` to pick one instance.
+   * @param props metric options
+   * @default - statistic Minimum, 1 minute, dimension Bucket
+   */
+  metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * The amazon-efs-utils client metric `S3BucketReachable` (1 = the client reaches S3 over the
+   * network), from EC2 instances and ECS tasks that mount this file system (never Lambda).
+   * @param props metric options
+   * @default - statistic Minimum, 1 minute, dimension Bucket
+   */
+  metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 }
 
 /**
@@ -550,6 +567,31 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
 
   public metricStorageBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric('StorageBytes', { statistic: 'Average', unit: cloudwatch.Unit.BYTES, ...props });
+  }
+
+  public metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.clientMetric('S3BucketAccessible', props);
+  }
+
+  public metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.clientMetric('S3BucketReachable', props);
+  }
+
+  /** amazon-efs-utils publishes per client, by bucket and instance: the bucket must be known. */
+  private clientMetric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    const bucket = this._mountInfo().bucket;
+    if (!bucket && !props?.dimensionsMap?.Bucket) {
+      invalid(this, 'bucket', undefined, `the efs-utils client metric ${metricName} is published by bucket name, and this file system's bucket is not known`,
+        'give bucket to fromFileSystemAttributes, or pass dimensionsMap: { Bucket: name }');
+    }
+    return new cloudwatch.Metric({
+      namespace: 'efs-utils/S3Files',
+      metricName,
+      statistic: 'Minimum',
+      period: Duration.minutes(1),
+      ...props,
+      dimensionsMap: { Bucket: bucket?.bucketName ?? '', ...props?.dimensionsMap },
+    });
   }
 
   /**

@@ -583,6 +583,27 @@ describe('S3FilesFileSystem: metric helpers', () => {
     expect((fs[method] as (p?: cloudwatch.MetricOptions) => cloudwatch.Metric).call(fs, { statistic: 'p99', period: Duration.minutes(5) }).statistic).toBe('p99');
   });
 
+  test.each<[keyof S3FilesFileSystem, string]>([
+    ['metricClientBucketAccessible', 'S3BucketAccessible'],
+    ['metricClientBucketReachable', 'S3BucketReachable'],
+  ])('%s: the efs-utils client metric %s, by bucket (and instance when given)', (method, name) => {
+    // GIVEN / WHEN
+    const { stack, fs } = fileSystem();
+    const call = (p?: cloudwatch.MetricOptions) => (fs[method] as (o?: cloudwatch.MetricOptions) => cloudwatch.Metric).call(fs, p);
+    const metric = call();
+    // THEN
+    expect([metric.namespace, metric.metricName, metric.statistic]).toEqual(['efs-utils/S3Files', name, 'Minimum']);
+    expect(stack.resolve(metric.dimensions)).toEqual({ Bucket: { Ref: expect.stringMatching(/^FilesBucket/) } });
+    expect(stack.resolve(call({ dimensionsMap: { InstanceId: 'i-0123456789abcdef0' } }).dimensions))
+      .toEqual({ Bucket: { Ref: expect.stringMatching(/^FilesBucket/) }, InstanceId: 'i-0123456789abcdef0' });
+  });
+
+  test('client metrics of an imported file system without its bucket: a clear error', () => {
+    const stack = newStack();
+    const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
+    expect(() => imported.metricClientBucketReachable()).toThrow(/TestStack\/Theirs: invalid bucket undefined: the efs-utils client metric S3BucketReachable is published by bucket name.*Fix: give bucket to fromFileSystemAttributes/);
+  });
+
   test('an imported file system has them too, on its id', () => {
     const stack = newStack();
     const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
