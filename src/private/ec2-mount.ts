@@ -14,6 +14,9 @@ export const DEFAULT_EC2_MOUNT_PATH = '/mnt/s3files';
 const DEFAULT_MOUNT_TIMEOUT = Duration.minutes(10);
 const MAX_MOUNT_TIMEOUT_SECONDS = 3600;
 
+/** Security groups each EC2 target already joined (a second mount must not add one twice). */
+const JOINED = new WeakMap<IConstruct, Set<ec2.ISecurityGroup>>();
+
 /** User data that already defines `s3files_mount` (defined once, however many mounts). */
 const DEFINES_FUNCTION = new WeakSet<ec2.UserData>();
 
@@ -139,7 +142,13 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
   if (!target.grantee) throw new Error('unreachable: every EC2 target has a grantee');
   grantMountingClient(scope, target.grantee, accessPoint, options);
   if (target.connections) checkSameVpc(scope, target.connections, info.vpc, target.what);
-  openNfs(scope, fs, info, target.connectable, target.addSecurityGroup, target.what);
+  const joined = JOINED.get(scope) ?? new Set<ec2.ISecurityGroup>();
+  JOINED.set(scope, joined);
+  openNfs(scope, fs, info, target.connectable, (group) => {
+    if (joined.has(group)) return;
+    joined.add(group);
+    target.addSecurityGroup(group);
+  }, target.what);
 
   const subnets = target.subnetIds === undefined ? undefined : subnetsById(scope, target.subnetIds, info.vpc);
   if (subnets) {

@@ -45,7 +45,12 @@ describe('mountOnInstance: the template', () => {
     accessPoint.mountOnInstance(host, { mountPath: '/mnt/data' });
     other.mountOnInstance(host, { mountPath: '/mnt/other', readOnly: true, mountTimeout: Duration.minutes(2) });
     // THEN
-    const script = renderedUserData(Template.fromStack(stack));
+    const t = Template.fromStack(stack);
+    const script = renderedUserData(t);
+    // AND the client group is joined once, however many mounts
+    const [, instance] = only(t, 'AWS::EC2::Instance');
+    const groups = instance.Properties.SecurityGroupIds.map((g: unknown) => JSON.stringify(g));
+    expect(new Set(groups).size).toBe(groups.length);
     expect(script.split('s3files_mount() (').length - 1).toBe(1);
     expect(script).toMatch(new RegExp(`s3files_mount '<\\{"Fn::GetAtt":\\["Files[0-9A-F]+","FileSystemId"\\]\\}>' '<\\{"Fn::GetAtt":\\["FilesData[0-9A-F]+","AccessPointId"\\]\\}>' '/mnt/data' false ${MIN_EFS_UTILS_VERSION.replace(/\./g, '\\.')} 600`));
     expect(script).toMatch(/s3files_mount '.*' '<\{"Fn::GetAtt":\["FilesOther[0-9A-F]+","AccessPointId"\]\}>' '\/mnt\/other' true [0-9.]+ 120/);
