@@ -1113,10 +1113,10 @@ describe('S3FilesFileSystem: mountTargetIpAddressType', () => {
     });
     // WHEN
     new S3FilesFileSystem(stack, 'Files', { vpc, mountTargetIpAddressType: MountTargetIpAddressType.IPV6_ONLY });
-    new S3FilesFileSystem(stack, 'Later', { vpc, mountTargetIpAddressType: MountTargetIpAddressType.of('FUTURE') });
+    new S3FilesFileSystem(stack, 'Later', { vpc, mountTargetIpAddressType: MountTargetIpAddressType.of('IPV4_ONLY') });
     // THEN
     const types = resourcesOfType(Template.fromStack(stack), 'AWS::S3Files::MountTarget').map(([, mt]) => mt.Properties.IpAddressType);
-    expect(types.sort()).toEqual(['FUTURE', 'IPV6_ONLY']);
+    expect(types.sort()).toEqual(['IPV4_ONLY', 'IPV6_ONLY']);
   });
 });
 
