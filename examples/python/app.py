@@ -2,6 +2,7 @@
 """The example app in Python: the same stack as examples/typescript/app.ts."""
 import aws_cdk as cdk
 from aws_cdk import aws_batch as batch
+from aws_cdk import aws_bedrockagentcore as agentcore
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
 from aws_cdk import aws_iam as iam
@@ -122,7 +123,7 @@ class ImportedStack(cdk.Stack):
 
 
 class OtherComputeStack(cdk.Stack):
-    """One imported file system mounted by a Fargate service, a Batch job and an EC2 instance."""
+    """One imported file system mounted by a Fargate service, a Batch job, an EC2 instance and an AgentCore runtime."""
 
     def __init__(self, scope: Construct, construct_id: str, **kwargs) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -181,6 +182,18 @@ class OtherComputeStack(cdk.Stack):
             machine_image=ec2.MachineImage.latest_amazon_linux2023(cpu_type=ec2.AmazonLinuxCpuType.ARM_64),
         )
         access_point.mount_on_instance(host, mount_path="/mnt/results")
+
+        # Bedrock AgentCore: a runtime in the VPC reads the same access point.
+        agent = agentcore.Runtime(
+            self,
+            "Agent",
+            runtime_name="results_agent",
+            agent_runtime_artifact=agentcore.AgentRuntimeArtifact.from_image_uri(
+                "123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest"
+            ),
+            network_configuration=agentcore.RuntimeNetworkConfiguration.using_vpc(self, vpc=vpc),
+        )
+        access_point.mount_on_agent_core_runtime(agent, mount_path="/mnt/results", read_only=True)
 
 
 app = cdk.App()

@@ -2,6 +2,7 @@
 // test/bindings/run.sh synthesizes all three and compares the templates.
 import { App, CfnOutput, Duration, Size, Stack, StackProps } from 'aws-cdk-lib';
 import * as batch from 'aws-cdk-lib/aws-batch';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -90,7 +91,7 @@ export class ImportedStack extends Stack {
   }
 }
 
-/** One imported file system mounted by a Fargate service, a Batch job and an EC2 instance. */
+/** One imported file system mounted by a Fargate service, a Batch job, an EC2 instance and an AgentCore runtime. */
 export class OtherComputeStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -137,6 +138,14 @@ export class OtherComputeStack extends Stack {
       machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
     });
     accessPoint.mountOnInstance(host, { mountPath: '/mnt/results' });
+
+    // Bedrock AgentCore: a runtime in the VPC reads the same access point.
+    const agent = new agentcore.Runtime(this, 'Agent', {
+      runtimeName: 'results_agent',
+      agentRuntimeArtifact: agentcore.AgentRuntimeArtifact.fromImageUri('123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest'),
+      networkConfiguration: agentcore.RuntimeNetworkConfiguration.usingVpc(this, { vpc }),
+    });
+    accessPoint.mountOnAgentCoreRuntime(agent, { mountPath: '/mnt/results', readOnly: true });
   }
 }
 

@@ -1,5 +1,6 @@
 package com.example.s3files;
 
+import io.github.cdks3files.lambda.AgentCoreMountOptions;
 import io.github.cdks3files.lambda.BatchMountOptions;
 import io.github.cdks3files.lambda.Ec2MountOptions;
 import io.github.cdks3files.lambda.EcsMountOptions;
@@ -22,6 +23,9 @@ import software.amazon.awscdk.Size;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.StackProps;
 import software.amazon.awscdk.services.batch.EcsFargateContainerDefinition;
+import software.amazon.awscdk.services.bedrockagentcore.AgentRuntimeArtifact;
+import software.amazon.awscdk.services.bedrockagentcore.RuntimeNetworkConfiguration;
+import software.amazon.awscdk.services.bedrockagentcore.VpcConfigProps;
 import software.amazon.awscdk.services.batch.EcsJobDefinition;
 import software.amazon.awscdk.services.batch.FargateComputeEnvironment;
 import software.amazon.awscdk.services.ec2.AmazonLinux2023ImageSsmParameterProps;
@@ -150,7 +154,7 @@ public final class ExampleApp {
         }
     }
 
-    /** One imported file system mounted by a Fargate service, a Batch job and an EC2 instance. */
+    /** One imported file system mounted by a Fargate service, a Batch job, an EC2 instance and an AgentCore runtime. */
     public static class OtherComputeStack extends Stack {
         public OtherComputeStack(final Construct scope, final String id) {
             super(scope, id, null);
@@ -199,6 +203,15 @@ public final class ExampleApp {
                     .cpuType(AmazonLinuxCpuType.ARM_64).build()))
                 .build();
             accessPoint.mountOnInstance(host, Ec2MountOptions.builder().mountPath("/mnt/results").build());
+
+            // Bedrock AgentCore: a runtime in the VPC reads the same access point.
+            software.amazon.awscdk.services.bedrockagentcore.Runtime agent =
+                software.amazon.awscdk.services.bedrockagentcore.Runtime.Builder.create(this, "Agent")
+                    .runtimeName("results_agent")
+                    .agentRuntimeArtifact(AgentRuntimeArtifact.fromImageUri("123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest"))
+                    .networkConfiguration(RuntimeNetworkConfiguration.usingVpc(this, VpcConfigProps.builder().vpc(vpc).build()))
+                    .build();
+            accessPoint.mountOnAgentCoreRuntime(agent, AgentCoreMountOptions.builder().mountPath("/mnt/results").readOnly(true).build());
         }
     }
 
