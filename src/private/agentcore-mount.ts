@@ -1,6 +1,6 @@
-import { Annotations, Stack, Token } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
-import { checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, subnetsById } from './client-access';
+import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, waitForMount } from './client-access';
 import { invalid } from './validation';
 import type { AgentCoreMountOptions } from '../mount/agentcore';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
@@ -49,13 +49,7 @@ export function mountOnAgentCoreRuntime(runtime: agentcore.Runtime, accessPoint:
   checkSameVpc(runtime, runtime.connections, info.vpc, 'the runtime');
   openNfs(runtime, fs, info, runtime, (group) => joinSecurityGroup(runtime, runtime.connections, cfn,
     'NetworkConfiguration.NetworkModeConfig.SecurityGroups', { max: MAX_RUNTIME_SECURITY_GROUPS, service: 'AgentCore' }, 'the runtime', group), 'the AgentCore runtime');
-  const subnets = subnetsById(runtime, network.networkModeConfig?.subnets, info.vpc);
-  if (subnets) {
-    info.checkAzCoverage(runtime, 'vpcSubnets', subnets);
-  } else if (info.vpc) {
-    Annotations.of(runtime).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-      `The availability zones of the runtime's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${fs.node.path}.`);
-  }
-  cfn.node.addDependency(accessPoint.available);
-  if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
+  checkClientAzs(runtime, info, network.networkModeConfig?.subnets,
+    `The availability zones of the runtime's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${fs.node.path}.`);
+  waitForMount(cfn, accessPoint, info);
 }

@@ -1,8 +1,7 @@
-import * as crypto from 'crypto';
-import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
+import { Lazy, Stack } from 'aws-cdk-lib';
 import * as batch from 'aws-cdk-lib/aws-batch';
-import { checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, subnetsById } from './client-access';
-import { DEFAULT_CONTAINER_PATH } from './ecs-mount';
+import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, waitForMount } from './client-access';
+import { DEFAULT_CONTAINER_PATH, volumeName } from './ecs-mount';
 import { invalid, validateContainerPath } from './validation';
 import type { BatchMountOptions } from '../mount/batch';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
@@ -31,10 +30,7 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
   const { fs, info } = fileSystemOf(jobDefinition, accessPoint);
   const containerPath = options.containerPath ?? DEFAULT_CONTAINER_PATH;
   validateContainerPath(jobDefinition, containerPath);
-  const name = options.volumeName ?? `s3files-${crypto.createHash('sha256').update(accessPoint.node.path).digest('hex').slice(0, 12)}`;
-  if (!Token.isUnresolved(name) && !/^[A-Za-z0-9_-]{1,255}$/.test(name)) {
-    invalid(jobDefinition, 'volumeName', name, 'volume names are 1-255 letters, digits, hyphens and underscores', 'use a name such as "shared-data"');
-  }
+  const name = volumeName(jobDefinition, accessPoint, options.volumeName, 'Batch');
 
   const cfn = jobDefinition.node.defaultChild as batch.CfnJobDefinition;
   let added = ADDED.get(cfn);
@@ -70,8 +66,7 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
   added.mountPoints.push({ sourceVolume: name, containerPath, readOnly: options.readOnly ?? false });
 
   grantMountingClient(jobDefinition, container.jobRole, accessPoint, options);
-  cfn.node.addDependency(accessPoint.available);
-  if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
+  waitForMount(cfn, accessPoint, info);
 
   const environment = options.computeEnvironment;
   if (environment) {
@@ -80,13 +75,8 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
     openNfs(environment, fs, info, environment, (group) => joinSecurityGroup(environment, environment.connections, ce,
       'ComputeResources.SecurityGroupIds', { max: MAX_COMPUTE_SECURITY_GROUPS, service: 'Batch' }, 'the compute environment', group), 'the compute environment');
     const resources = Stack.of(ce).resolve(ce.computeResources) as { subnets?: unknown } | undefined;
-    const subnets = subnetsById(environment, resources?.subnets, info.vpc);
-    if (subnets) {
-      info.checkAzCoverage(environment, 'vpcSubnets', subnets);
-    } else if (info.vpc) {
-      Annotations.of(environment).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-        `The availability zones of the compute environment's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${fs.node.path}.`);
-    }
+    checkClientAzs(environment, info, resources?.subnets,
+      `The availability zones of the compute environment's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${fs.node.path}.`);
     ce.node.addDependency(accessPoint.available);
   }
   return name;

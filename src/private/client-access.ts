@@ -1,4 +1,4 @@
-import { CfnResource, Lazy, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, CfnResource, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
@@ -120,11 +120,34 @@ export function openNfs(
 }
 
 /**
+ * The AZ check of a client: an error when one of its subnets is in an AZ without a mount target;
+ * `unknownWarning` when its subnets cannot be found among the VPC's at synth (imported by id).
+ */
+export function checkClientAzs(scope: IConstruct, info: FileSystemMountInfo, subnetIds: unknown, unknownWarning: string): void {
+  const subnets = subnetsById(scope, subnetIds, info.vpc);
+  if (subnets) {
+    info.checkAzCoverage(scope, 'vpcSubnets', subnets);
+  } else if (info.vpc) {
+    Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown', unknownWarning);
+  }
+}
+
+/**
+ * Makes the resource that mounts (or launches what mounts) wait for the access point and the mount
+ * targets to be available, not merely created, and for the file system policy, so first mounts
+ * already find the client Deny satisfied by the role's tag.
+ */
+export function waitForMount(resource: IConstruct, accessPoint: S3FilesAccessPointBase, info: FileSystemMountInfo): void {
+  resource.node.addDependency(accessPoint.available);
+  if (info.policyDependable) resource.node.addDependency(info.policyDependable);
+}
+
+/**
  * Subnets found among the VPC's subnets by id (compared resolved, so a token and its rendering
  * match), or undefined when any is not one of those (imported by id, or another VPC object): then
  * the AZ check cannot run at synth.
  */
-export function subnetsById(scope: IConstruct, ids: unknown, vpc: ec2.IVpc | undefined): ec2.ISubnet[] | undefined {
+function subnetsById(scope: IConstruct, ids: unknown, vpc: ec2.IVpc | undefined): ec2.ISubnet[] | undefined {
   if (!vpc) return undefined;
   const stack = Stack.of(scope);
   const resolved = stack.resolve(ids);

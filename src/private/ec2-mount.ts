@@ -1,9 +1,9 @@
-import { Annotations, CfnResource, Duration, Token } from 'aws-cdk-lib';
+import { CfnResource, Duration, Token } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
-import { checkSameVpc, fileSystemOf, grantMountingClient, openNfs, subnetsById } from './client-access';
+import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, openNfs, waitForMount } from './client-access';
 import { mountCommand, MOUNT_FUNCTION } from './ec2-user-data';
 import { inUnit, invalid, validateContainerPath } from './validation';
 import type { Ec2MountOptions } from '../mount/ec2';
@@ -150,15 +150,9 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
     target.addSecurityGroup(group);
   }, target.what);
 
-  const subnets = target.subnetIds === undefined ? undefined : subnetsById(scope, target.subnetIds, info.vpc);
-  if (subnets) {
-    info.checkAzCoverage(scope, 'vpcSubnets', subnets);
-  } else if (info.vpc) {
-    Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-      `The availability zones ${target.what} launch into are not known at synth time, so the library cannot check that each has a mount target of ${fs.node.path}. An instance in an AZ without one cannot mount (the boot script gives up after its mountTimeout).`);
-  }
+  checkClientAzs(scope, info, target.subnetIds,
+    `The availability zones ${target.what} launch into are not known at synth time, so the library cannot check that each has a mount target of ${fs.node.path}. An instance in an AZ without one cannot mount (the boot script gives up after its mountTimeout).`);
   // Instances boot only once the access point and the mount targets are available, so the first
   // mount attempt can succeed; the retry loop covers what remains (DNS, the role's propagation).
-  target.launcher.node.addDependency(accessPoint.available);
-  if (info.policyDependable) target.launcher.node.addDependency(info.policyDependable);
+  waitForMount(target.launcher, accessPoint, info);
 }

@@ -1,7 +1,8 @@
 import * as crypto from 'crypto';
 import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import { checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, subnetsById } from './client-access';
+import { IConstruct } from 'constructs';
+import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, waitForMount } from './client-access';
 import { invalid, validateContainerPath } from './validation';
 import type { EcsMountOptions } from '../mount/ecs';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
@@ -14,6 +15,18 @@ const MAX_TASK_SECURITY_GROUPS = 5;
 /** The S3 Files volume configurations of each task definition, by volume name. */
 interface S3FilesVolume { readonly accessPoint: string; readonly config: ecs.CfnTaskDefinition.S3FilesVolumeConfigurationProperty }
 const S3FILES_VOLUMES = new WeakMap<ecs.CfnTaskDefinition, Map<string, S3FilesVolume>>();
+
+/**
+ * The name of an access point's volume in a task or job definition: the given one, checked, or a
+ * hash of the access point's construct path (stable across deployments).
+ */
+export function volumeName(scope: IConstruct, accessPoint: S3FilesAccessPointBase, given: string | undefined, service: string): string {
+  const name = given ?? `s3files-${crypto.createHash('sha256').update(accessPoint.node.path).digest('hex').slice(0, 12)}`;
+  if (!Token.isUnresolved(name) && !/^[A-Za-z0-9_-]{1,255}$/.test(name)) {
+    invalid(scope, 'volumeName', name, `${service} volume names are 1-255 letters, digits, hyphens and underscores`, 'use a name such as "shared-data"');
+  }
+  return name;
+}
 
 /**
  * Adds an S3 Files volume for `accessPoint` to a task definition and mounts it in its containers;
@@ -34,10 +47,7 @@ export function mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, access
   const { info } = fileSystemOf(taskDefinition, accessPoint);
   const containerPath = options.containerPath ?? DEFAULT_CONTAINER_PATH;
   validateContainerPath(taskDefinition, containerPath);
-  const name = options.volumeName ?? `s3files-${crypto.createHash('sha256').update(accessPoint.node.path).digest('hex').slice(0, 12)}`;
-  if (!Token.isUnresolved(name) && !/^[A-Za-z0-9_-]{1,255}$/.test(name)) {
-    invalid(taskDefinition, 'volumeName', name, 'ECS volume names are 1-255 letters, digits, hyphens and underscores', 'use a name such as "shared-data"');
-  }
+  const name = volumeName(taskDefinition, accessPoint, options.volumeName, 'ECS');
 
   let volumes = S3FILES_VOLUMES.get(cfn);
   if (!volumes) {
@@ -84,8 +94,7 @@ export function mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, access
   grantMountingClient(taskDefinition, taskDefinition.taskRole, accessPoint, options);
   // Every service and task that uses this task definition references it, so they are created only
   // once the access point and the mount targets are available (not merely created).
-  cfn.node.addDependency(accessPoint.available);
-  if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
+  waitForMount(cfn, accessPoint, info);
   return name;
 }
 
@@ -107,13 +116,8 @@ export function mountOnService(service: ecs.BaseService, accessPoint: S3FilesAcc
   checkSameVpc(service, service.connections, info.vpc, 'the service');
   openNfs(service, fs, info, service, (group) => joinSecurityGroup(service, service.connections, cfn,
     'NetworkConfiguration.AwsvpcConfiguration.SecurityGroups', { max: MAX_TASK_SECURITY_GROUPS, service: 'ECS' }, 'the service', group), 'the ECS service');
-  const subnets = subnetsById(service, awsvpc.subnets, info.vpc);
-  if (subnets) {
-    info.checkAzCoverage(service, 'vpcSubnets', subnets);
-  } else if (info.vpc) {
-    Annotations.of(service).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-      `The availability zones of the service's subnets are only known at deploy time, so the library cannot check that every one has a mount target of ${fs.node.path}. A task placed in an AZ without one fails to start.`);
-  }
+  checkClientAzs(service, info, awsvpc.subnets,
+    `The availability zones of the service's subnets are only known at deploy time, so the library cannot check that every one has a mount target of ${fs.node.path}. A task placed in an AZ without one fails to start.`);
   service.node.addDependency(accessPoint.available);
   return name;
 }

@@ -1,6 +1,8 @@
 import { Annotations, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { checkSameVpc, clientActions, fileSystemOf, grantDirectReads, joinSecurityGroup, openNfs, subnetsById } from './client-access';
+import {
+  checkClientAzs, checkSameVpc, clientActions, fileSystemOf, grantDirectReads, joinSecurityGroup, openNfs, waitForMount,
+} from './client-access';
 import { describeDirectS3Read } from './direct-s3-read';
 import { invalid, validateMountPath, warnUnresolved } from './validation';
 import type { LambdaMountOptions } from '../mount/lambda';
@@ -53,19 +55,13 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
   // before it is available. The file system policy: first invocations must already find the
   // client Deny satisfied by this role's tag. Only the L1 depends, not the role and security
   // group (the policy names neither, but the waiter's rules reference the client group).
-  cfn.node.addDependency(accessPoint.available);
-  if (info.policyDependable) cfn.node.addDependency(info.policyDependable);
+  waitForMount(cfn, accessPoint, info);
 
   checkSameVpc(fn, fn.connections, info.vpc, 'the function');
   openNfs(fn, fs, info, fn, (group) => joinSecurityGroup(fn, fn.connections, cfn, 'VpcConfig.SecurityGroupIds', { max: MAX_FUNCTION_SECURITY_GROUPS, service: 'Lambda' }, 'the function', group),
     'a mounting Lambda function');
-  const subnets = subnetsById(fn, (cfn.vpcConfig as lambda.CfnFunction.VpcConfigProperty | undefined)?.subnetIds, info.vpc);
-  if (subnets) {
-    info.checkAzCoverage(fn, 'vpcSubnets', subnets);
-  } else if (info.vpc) {
-    Annotations.of(fn).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-      `The availability zones of the function's subnets are only known at deploy time (subnets imported by id), so the library cannot check that every one has a mount target of ${fs.node.path} in its AZ. A missing one fails the deployment.`);
-  }
+  checkClientAzs(fn, info, (cfn.vpcConfig as lambda.CfnFunction.VpcConfigProperty | undefined)?.subnetIds,
+    `The availability zones of the function's subnets are only known at deploy time (subnets imported by id), so the library cannot check that every one has a mount target of ${fs.node.path} in its AZ. A missing one fails the deployment.`);
 
   fs._grantClient(fn, clientActions(options), accessPoint.accessPointArn);
 
