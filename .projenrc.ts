@@ -1,4 +1,4 @@
-import { JsonFile, awscdk, javascript } from 'projen';
+import { JsonFile, awscdk, javascript, release } from 'projen';
 
 const CDK_VERSION = '2.271.0';
 const CDK_CLI_VERSION = '2.1148.1';
@@ -15,9 +15,19 @@ const project = new awscdk.AwsCdkConstructLibrary({
   defaultReleaseBranch: 'main',
   packageManager: javascript.NodePackageManager.NPM,
   projenrcTs: true,
-  // No hosted CI here: .ci/run is the pipeline.
-  github: false,
-  release: false,
+  // Tests run in .ci/run; GitHub holds only the release pipeline: on every push to main, versioning
+  // from Conventional Commits (in 0.x a breaking change bumps the minor, fix/feat the patch), release notes as the
+  // changelog, then publish jobs for npm, PyPI and Maven Central (README, "Releasing").
+  github: true,
+  githubOptions: { mergify: false, pullRequestLint: false },
+  buildWorkflow: false,
+  // `npx projen upgrade` stays; no upgrade workflow.
+  depsUpgradeOptions: { workflow: false },
+  pullRequestTemplate: false,
+  release: true,
+  releaseTrigger: release.ReleaseTrigger.continuous(),
+  majorVersion: 0,
+  workflowNodeVersion: '20.x',
 
   cdkVersion: CDK_VERSION,
   cdkVersionPinning: false,
@@ -47,6 +57,8 @@ const project = new awscdk.AwsCdkConstructLibrary({
     'aws-sdk-client-mock',
     'cdk-nag@^3',
     'esbuild',
+    // Reads the generated release workflow in test/release.test.ts (projen itself depends on it).
+    'yaml',
     // Maven Central has no jsii-runtime newer than 1.140.0: a newer pacmak writes an unresolvable pom.
     'jsii-pacmak@1.140.0',
   ],
@@ -64,6 +76,8 @@ const project = new awscdk.AwsCdkConstructLibrary({
     passWithNoTests: false,
     jestConfig: {
       testMatch: ['<rootDir>/test/**/*.test.ts'],
+      // Keeps the handlers' JSON logs out of the report (SHOW_HANDLER_LOGS=1 shows them).
+      setupFiles: ['<rootDir>/test/setup/jest-quiet.ts'],
       collectCoverageFrom: ['src/**/*.ts', 'lambda/**/*.ts', 'integ/handlers/**/*.ts'],
       // projen-generated function wrappers have no logic of their own.
       coveragePathIgnorePatterns: ['/node_modules/', 'wait-for-available-[a-z-]+-function\\.ts$'],
@@ -140,7 +154,7 @@ new awscdk.LambdaFunction(project, {
 
 // The integ app's handlers (integ/handlers/): bundled the same way into assets/integ/handlers/,
 // never shipped in the npm package (lambda/ holds exactly what ships).
-for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepare-directories', 'ec2-benchmark']) {
+for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepare-directories', 'ec2-benchmark', 'cold-start']) {
   project.bundler.addBundle(`integ/handlers/${name}/index.ts`, {
     target: awscdk.LambdaRuntime.NODEJS_22_X.esbuildTarget,
     platform: 'node',
@@ -200,6 +214,8 @@ docgen.exec('jsii-docgen -o docs/API.java.md -l java');
 // `npx projen test` (and so `npx projen build`) works on a fresh clone: the tests need the Python
 // tools, fio and the handler bundles. Each step is idempotent and quick when already done.
 for (const setup of ['bundle', 'setup:python', 'setup:system']) project.testTask.prependSpawn(project.tasks.tryFind(setup)!);
+// ts-jest compiles each test file alone: type-check the tests, integ app, handlers and benchmarks together.
+project.testTask.exec('tsc --noEmit -p test/tsconfig.json');
 
 // A wheel, jar or tarball without the handler bundles fails at the user's synth ("Cannot find
 // asset"): every package task builds them first.
@@ -225,6 +241,9 @@ project.addTask('test:bindings', {
     { exec: 'bash test/bindings/run.sh' },
   ],
 });
+
+// A release carries the repository and author into three registries: refuse placeholders.
+project.tasks.tryFind('release')!.prependExec('node scripts/check-release-metadata.js');
 
 // Benchmarks: not part of the test command.
 const tsNode = 'ts-node --project test/tsconfig.json';

@@ -11,7 +11,7 @@ function monitored(props: Partial<ConstructorParameters<typeof S3FilesMonitoring
   return { stack, fileSystem, monitoring, template: () => Template.fromStack(stack) };
 }
 
-const alarmsByMetric = (t: Template) => Object.fromEntries(resourcesOfType(t, 'AWS::CloudWatch::Alarm').map(([, a]) => [a.Properties.MetricName, a.Properties]));
+const alarmsByMetric = (t: Template): Record<string, any> => Object.fromEntries(resourcesOfType(t, 'AWS::CloudWatch::Alarm').map(([, a]) => [a.Properties.MetricName, a.Properties]));
 
 describe('S3FilesMonitoring', () => {
   test('one alarm per failure mode, on the file system\'s metrics, with the documented defaults', () => {

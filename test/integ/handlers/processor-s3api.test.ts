@@ -38,7 +38,9 @@ async function newBucket(): Promise<string> {
   process.env.BUCKET_NAME = bucket;
   return bucket;
 }
-const put = (Bucket: string, Key: string, Body: string | Buffer) => s3.send(new PutObjectCommand({ Bucket, Key, Body }));
+// An explicit length: the SDK cannot tell an empty string's length from an unknown stream's, and warns.
+const put = (Bucket: string, Key: string, Body: string | Buffer) =>
+  s3.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Buffer.byteLength(Body) }));
 async function get(Bucket: string, Key: string): Promise<Buffer> {
   const res = await s3.send(new GetObjectCommand({ Bucket, Key }));
   return Buffer.from(await res.Body!.transformToByteArray());
