@@ -35,10 +35,13 @@ function numArg(name: string, fallback: number): number {
 
 const SYNTH_SIZES = [1, 10, 25, 50];
 const SYNTH_RATIO_GOAL = 1.2;
-/** Handler sizes and runs per size: 10,000 files through moto takes minutes, so one run. */
+/**
+ * Handler sizes and runs per size. Several runs per size give the ratio's spread (each run measures
+ * both processors back to back); 10,000 files through moto takes minutes, so one run.
+ */
 const HANDLER_SIZES: { files: number; runs: number }[] = quick
-  ? [{ files: 20, runs: 3 }, { files: 1000, runs: 1 }]
-  : [{ files: 20, runs: 5 }, { files: 1000, runs: 1 }, { files: 10_000, runs: 1 }];
+  ? [{ files: 20, runs: 3 }, { files: 1000, runs: 2 }]
+  : [{ files: 20, runs: 5 }, { files: 1000, runs: 3 }, { files: 10_000, runs: 1 }];
 const SWEEP_LEVELS = [1, 4, 16, 64];
 const SWEEP_FILES = 1000;
 const SWEEP_REPEATS = quick ? 2 : 3;
@@ -249,6 +252,13 @@ function sweepVerdict(atDefault: SweepRow | undefined, best: SweepRow, within: n
   return `${where} ${why} ${verdict}`;
 }
 
+/** S3 API total ÷ S3 Files total of each run, as "min–max" (one value for one run). */
+export function perRunSpread(r: ComparisonRow): string {
+  const ratios = r.result.s3api.runs.map((run, i) => run.totalMs / r.result.s3files.runs[i].totalMs);
+  const [min, max] = [Math.min(...ratios), Math.max(...ratios)];
+  return ratios.length === 1 ? `${min.toFixed(1)}× (one run)` : `${min.toFixed(1)}–${max.toFixed(1)}×`;
+}
+
 function handlerSection(rows: ComparisonRow[], sweep: SweepRow[]): string {
   const best = [...sweep].sort((a, b) => b.filesPerSecond - a.filesPerSecond)[0];
   const atDefault = sweep.find((s) => s.concurrency === DEFAULT_CONCURRENCY);
@@ -261,13 +271,18 @@ function handlerSection(rows: ComparisonRow[], sweep: SweepRow[]): string {
       + 'files (500–2,000 words each, seed 42), runs both side by side (alternating who goes first), verifies every '
       + 'output on both sides and discards the timings if any file is wrong. Files/s = files / median in-handler total.',
     '',
-    table(['Files', 'Runs', 'S3 Files files/s', 'S3 API files/s', 'Ratio', 'S3 Files total ms', 'S3 API total ms', 'Wall s (seed+both+verify)'],
-      ['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
-      rows.map((r) => [
-        n0(r.files), r.runs, n0(r.s3filesFilesPerSecond), n0(r.s3apiFilesPerSecond),
-        `**${(r.s3filesFilesPerSecond / r.s3apiFilesPerSecond).toFixed(1)}×**`,
-        n0(r.result.s3files.phases.totalMs.median), n0(r.result.s3api.phases.totalMs.median), round(r.wallSeconds),
-      ])),
+    table(['Files', 'Runs', 'S3 Files files/s', 'S3 API files/s', 'Ratio', 'Ratio per run, min–max', 'S3 Files total ms', 'S3 API total ms',
+      'Wall s (seed+both+verify)'],
+    ['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    rows.map((r) => [
+      n0(r.files), r.runs, n0(r.s3filesFilesPerSecond), n0(r.s3apiFilesPerSecond),
+      `**${(r.s3filesFilesPerSecond / r.s3apiFilesPerSecond).toFixed(1)}×**`, perRunSpread(r),
+      n0(r.result.s3files.phases.totalMs.median), n0(r.result.s3api.phases.totalMs.median), round(r.wallSeconds),
+    ])),
+    '',
+    'How much the ratio moves: "Ratio per run" pairs each run\'s two totals (measured back to back); between separate '
+      + '`npm run bench` runs on this machine the ratios have moved by up to a factor of two (earlier runs: 28–64×), '
+      + 'so read them as "tens of times", not to the unit.',
     '',
     '![files/s per processor](handlers.svg)',
     '',
@@ -277,7 +292,7 @@ function handlerSection(rows: ComparisonRow[], sweep: SweepRow[]): string {
     '',
     'Caveat: a local disk is not NFS (a rename here is a syscall, on S3 Files a network round trip) and moto is a '
       + 'single-threaded Python server, not S3. The ratio shows both code paths doing the full job and where each '
-      + 'spends its time; it is not the ratio in AWS (the seeds measured 5.1× for 20 files in AWS).',
+      + 'spends its time; it is not the ratio in AWS (a published measurement in AWS gave 5.1× for 20 files).',
     '',
     `### processor-s3files concurrency sweep (${n0(SWEEP_FILES)} files, ${SWEEP_REPEATS} repeats each, local disk)`,
     '',

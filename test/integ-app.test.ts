@@ -40,6 +40,45 @@ describe('integ app: the comparison stack works out of the box for files uploade
   });
 });
 
+describe('integ app: the functions behind the benchmark\'s coldStart and directRead modes', () => {
+  const stack = new ComparisonStack(new App(), 'Comparison');
+  const template = Template.fromStack(stack);
+  const functions = template.findResources('AWS::Lambda::Function');
+  const props = (fn: { node: { defaultChild?: unknown } }) => functions[stack.getLogicalId(fn.node.defaultChild as never)].Properties;
+  const benchmarkStatements = () => Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p: any) => p.Properties.Roles.some((r: any) => r.Ref === stack.getLogicalId(stack.benchmark.role!.node.defaultChild as never)))
+    .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
+
+  test('three processors, identical but for DirectS3Read, mount the processor\'s access point; the benchmark gets their names', () => {
+    for (const mode of ['AUTO', 'ENABLED', 'DISABLED'] as const) {
+      const fn = props(stack.directReadProcessors[mode]);
+      expect(fn.FileSystemConfigs).toEqual([{ ...props(stack.processorS3Files).FileSystemConfigs[0], S3FilesConfig: { DirectS3Read: mode } }]);
+      expect([fn.MemorySize, fn.Handler, fn.Code.S3Key]).toEqual([512, 'index.handler', props(stack.processorS3Files).Code.S3Key]);
+    }
+    const names = JSON.stringify(props(stack.benchmark).Environment.Variables.DIRECT_READ_FUNCTIONS);
+    for (const fn of Object.values(stack.directReadProcessors)) expect(names).toContain(stack.getLogicalId(fn.node.defaultChild as never));
+  });
+
+  test('the cold-start twins run the same code with the same memory in the same subnets; only one has the mount', () => {
+    const mounted = props(stack.coldStartTwins.mounted);
+    const unmounted = props(stack.coldStartTwins.unmounted);
+    expect(mounted.Code).toEqual(unmounted.Code);
+    expect([mounted.MemorySize, mounted.Runtime, mounted.Architectures]).toEqual([unmounted.MemorySize, unmounted.Runtime, unmounted.Architectures]);
+    expect(mounted.VpcConfig.SubnetIds).toEqual(unmounted.VpcConfig.SubnetIds);
+    expect(mounted.FileSystemConfigs).toHaveLength(1);
+    expect(unmounted.FileSystemConfigs).toBeUndefined();
+  });
+
+  test('the benchmark may update the configuration of the two twins, and of nothing else', () => {
+    const updates = benchmarkStatements().filter((st: any) => [st.Action].flat().some((a: string) => a.startsWith('lambda:') && a.includes('Configuration')));
+    expect(updates).toEqual([{
+      Action: ['lambda:GetFunctionConfiguration', 'lambda:UpdateFunctionConfiguration'],
+      Effect: 'Allow',
+      Resource: [stack.coldStartTwins.mounted, stack.coldStartTwins.unmounted].map((fn) => ({ 'Fn::GetAtt': [stack.getLogicalId(fn.node.defaultChild as never), 'Arn'] })),
+    }]);
+  });
+});
+
 describe('integ app: -c directS3Read picks the S3 Files processor\'s direct-read mode for the benchmark', () => {
   test.each([[undefined, 'AUTO'], ['ENABLED', 'ENABLED'], ['DISABLED', 'DISABLED'], ['AUTO', 'AUTO']])('%s -> %s', (mode, rendered) => {
     const stack = new ComparisonStack(new App(), 'C', { directS3Read: mode });

@@ -1,11 +1,12 @@
 import { Duration, RemovalPolicy, Stack, StackProps, CfnOutput } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
-import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from '../../src/private/nag';
+import { acknowledge, BASIC_EXECUTION_POLICY, findingResource, VPC_ACCESS_POLICY } from '../../src/private/nag';
 import { handlerCode } from '../handler-assets';
 
 export interface ComparisonStackProps extends StackProps {
@@ -30,6 +31,10 @@ export class ComparisonStack extends Stack {
   public readonly benchmark: S3FilesMountedFunction;
   public readonly processorS3Files: S3FilesMountedFunction;
   public readonly processorS3Api: lambda.Function;
+  /** The S3 Files processor once per DirectS3Read mode, for the benchmark's "directRead" mode. */
+  public readonly directReadProcessors: Record<'AUTO' | 'ENABLED' | 'DISABLED', S3FilesMountedFunction>;
+  /** The same tiny function with and without the mount, for the benchmark's "coldStart" mode. */
+  public readonly coldStartTwins: { readonly mounted: S3FilesMountedFunction; readonly unmounted: lambda.Function };
   /** Creates inbox/, processed/, processing/ and failed/ through the mount at deploy time. */
   public readonly prepareDirectories: S3FilesMountedFunction;
   public readonly fileSystem: S3FilesFileSystem;
@@ -61,6 +66,12 @@ export class ComparisonStack extends Stack {
       handler: 'index.handler',
     };
 
+    const processorEnvironment = {
+      CONCURRENCY: '16',
+      // Node's fs calls run on libuv's pool (4 threads by default): let 16 NFS requests fly.
+      UV_THREADPOOL_SIZE: '16',
+      POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison',
+    };
     this.processorS3Files = new S3FilesMountedFunction(this, 'ProcessorS3Files', {
       ...common,
       description: 'After: processes inbox/ through the S3 Files mount',
@@ -70,13 +81,7 @@ export class ComparisonStack extends Stack {
       memorySize: 512,
       timeout: Duration.minutes(5),
       directS3Read: directS3Read(props.directS3Read, bucket),
-      environment: {
-        CONCURRENCY: '16',
-        // Node's fs calls run on libuv's pool (4 threads by default): let 16 NFS requests fly.
-        UV_THREADPOOL_SIZE: '16',
-        POWERTOOLS_SERVICE_NAME: 'processor-s3files',
-        POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison',
-      },
+      environment: { ...processorEnvironment, POWERTOOLS_SERVICE_NAME: 'processor-s3files' },
     });
 
     // Directories that first appear through an S3 upload are root:root 0755 on the mount, where
@@ -117,6 +122,50 @@ export class ComparisonStack extends Stack {
     bucket.grantReadWrite(this.processorS3Api, 'processing/*');
     bucket.grantDelete(this.processorS3Api, 'processing/*');
 
+    // The benchmark's "directRead" mode: one processor per mode, otherwise identical to the one above.
+    const directReadModes = {
+      AUTO: lambda.DirectS3Read.auto(),
+      ENABLED: lambda.DirectS3Read.enabled(bucket),
+      DISABLED: lambda.DirectS3Read.disabled(),
+    };
+    this.directReadProcessors = {} as Record<'AUTO' | 'ENABLED' | 'DISABLED', S3FilesMountedFunction>;
+    for (const [mode, directRead] of Object.entries(directReadModes) as [keyof typeof directReadModes, lambda.DirectS3Read][]) {
+      const title = mode.charAt(0) + mode.slice(1).toLowerCase();
+      this.directReadProcessors[mode] = new S3FilesMountedFunction(this, `ProcessorDirectRead${title}`, {
+        ...common,
+        description: `The S3 Files processor with DirectS3Read ${mode} (benchmark mode "directRead")`,
+        code: handlerCode('processor-s3files'),
+        fileSystem: this.fileSystem,
+        accessPoint,
+        memorySize: 512,
+        timeout: Duration.minutes(5),
+        directS3Read: directRead,
+        environment: { ...processorEnvironment, POWERTOOLS_SERVICE_NAME: `processor-direct-read-${mode.toLowerCase()}` },
+      });
+    }
+
+    // The benchmark's "coldStart" mode: the same code, memory and subnets, with and without the mount.
+    const twin = {
+      ...common,
+      code: handlerCode('cold-start'),
+      memorySize: 512,
+      timeout: Duration.seconds(30),
+    };
+    this.coldStartTwins = {
+      mounted: new S3FilesMountedFunction(this, 'ColdStartMounted', {
+        ...twin,
+        description: 'Cold-start twin with the S3 Files mount (benchmark mode "coldStart")',
+        fileSystem: this.fileSystem,
+        accessPoint,
+      }),
+      unmounted: new lambda.Function(this, 'ColdStartUnmounted', {
+        ...twin,
+        description: 'Cold-start twin without a mount, in the same subnets (benchmark mode "coldStart")',
+        vpc,
+        vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      }),
+    };
+
     this.benchmark = new S3FilesMountedFunction(this, 'Benchmark', {
       ...common,
       description: 'Seeds both inboxes, invokes both processors, reports per-phase timings',
@@ -131,12 +180,22 @@ export class ComparisonStack extends Stack {
         S3FILES_FUNCTION_NAME: this.processorS3Files.functionName,
         // The access point's root /lambda is the key prefix lambda/ in the bucket.
         S3FILES_PREFIX: 'lambda/',
+        DIRECT_READ_FUNCTIONS: this.toJsonString(Object.fromEntries(
+          Object.entries(this.directReadProcessors).map(([mode, fn]) => [mode, fn.functionName]))),
+        COLD_START_MOUNTED_FUNCTION: this.coldStartTwins.mounted.functionName,
+        COLD_START_UNMOUNTED_FUNCTION: this.coldStartTwins.unmounted.functionName,
         POWERTOOLS_SERVICE_NAME: 'benchmark',
         POWERTOOLS_METRICS_NAMESPACE: 'S3FilesComparison',
       },
     });
-    this.processorS3Api.grantInvoke(this.benchmark);
-    this.processorS3Files.grantInvoke(this.benchmark);
+    const invoked = [this.processorS3Api, this.processorS3Files, ...Object.values(this.directReadProcessors),
+      this.coldStartTwins.mounted, this.coldStartTwins.unmounted];
+    for (const fn of invoked) fn.grantInvoke(this.benchmark);
+    // A cold start is forced by a configuration update of the twins, and only of them.
+    this.benchmark.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['lambda:GetFunctionConfiguration', 'lambda:UpdateFunctionConfiguration'],
+      resources: [this.coldStartTwins.mounted.functionArn, this.coldStartTwins.unmounted.functionArn],
+    }));
     bucket.grantReadWrite(this.benchmark, 'inbox/*');
     bucket.grantRead(this.benchmark, 'processed/*');
     bucket.grantReadWrite(this.benchmark, 'lambda/*');
@@ -146,7 +205,10 @@ export class ComparisonStack extends Stack {
     acknowledge(vpc, 'AwsSolutions-VPC7', 'Integ VPC with isolated subnets only (no internet route), torn down after each run.');
     acknowledge(lambdaEndpoint, 'AwsSolutions-EC23', 'The endpoint admits HTTPS only from the VPC CIDR (a token cdk-nag cannot resolve).');
     acknowledge(this.processorS3Api, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`, 'The before-processor only writes its own CloudWatch logs with this managed policy.');
-    for (const fn of [this.processorS3Api, this.processorS3Files, this.benchmark, this.prepareDirectories]) {
+    acknowledge(this.coldStartTwins.unmounted, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`, 'The twin only writes its own CloudWatch logs with this managed policy.');
+    acknowledge(this.coldStartTwins.unmounted, `AwsSolutions-IAM4[${VPC_ACCESS_POLICY}]`,
+      'The twin runs in the subnets of its mounted twin; Lambda needs the ENI actions of this AWS managed policy (only on Resource "*").');
+    for (const fn of [...invoked, this.benchmark, this.prepareDirectories]) {
       acknowledge(fn, 'AwsSolutions-L1', 'The integ handlers are bundled and tested for nodejs22.x.');
     }
     for (const fn of [this.processorS3Api, this.benchmark]) {
@@ -157,7 +219,7 @@ export class ComparisonStack extends Stack {
         acknowledge(fn, `AwsSolutions-IAM5[${findingResource(fn, bucket.arnForObjects(prefix))}]`, 'The job reads, moves and deletes any object under this prefix.');
       }
     }
-    for (const target of [this.processorS3Api, this.processorS3Files]) {
+    for (const target of invoked) {
       acknowledge(this.benchmark, `AwsSolutions-IAM5[${findingResource(this, target.functionArn)}:*]`, 'grantInvoke on this one function, including its versions and aliases.');
     }
 

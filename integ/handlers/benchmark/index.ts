@@ -9,23 +9,32 @@
  * prefix is also where the sync probes are looked for.
  */
 import { randomUUID } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { InvokeCommand } from '@aws-sdk/client-lambda';
 import {
   DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
-import { lambdaClient, s3Client } from '../shared/aws';
-import { errorMessage, intSetting, ProcessorResult, requireEnv, Timings } from '../shared/common';
+import { coldStart, ColdStartEvent, ColdStartResult } from './cold-start';
+import { directRead, DirectReadEvent, DirectReadResult } from './direct-read';
+import { checkMeta, invoke, NamedText, pollUntil, SEED_CONCURRENCY, verifyMount, waitUntilWhole } from './steps';
+import { s3Client } from '../shared/aws';
+import { errorMessage, intSetting, requireEnv, Timings } from '../shared/common';
 import { renderTable } from '../shared/markdown';
 import { observability } from '../shared/observability';
 import { mapPool } from '../shared/pool';
-import { seededText, SeededText } from '../shared/seed-text';
+import { seededText } from '../shared/seed-text';
 import { round, speedUp, summarize, Summary } from '../shared/stats';
 
-export interface BenchmarkEvent {
+export interface BenchmarkEvent extends ColdStartEvent, DirectReadEvent {
+  /**
+   * What to measure (default "processors"): "processors" runs the S3-API and the S3 Files processor
+   * side by side; "coldStart" forces cold starts of a mounted and an unmounted twin function
+   * (cold-start.ts); "directRead" runs the S3 Files processor with each DirectS3Read mode on small
+   * and large files (direct-read.ts).
+   */
+  readonly mode?: string;
   /** Files per run (default 20). */
   readonly files?: number;
   /** Runs (default 3). */
@@ -52,6 +61,9 @@ export interface BenchmarkEvent {
    */
   readonly seedVia?: string;
 }
+
+export const MODES = ['processors', 'coldStart', 'directRead'] as const;
+export type Mode = typeof MODES[number];
 
 export const SEED_VIA = ['s3', 'mount'] as const;
 export type SeedVia = typeof SEED_VIA[number];
@@ -100,11 +112,32 @@ interface Env {
   readonly prefix: string;
 }
 
-const SEED_CONCURRENCY = 16;
-
-export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkResult> {
-  const { logger, metrics } = observability('benchmark');
+export function handler(event: BenchmarkEvent & { mode: 'coldStart' }): Promise<ColdStartResult>;
+export function handler(event: BenchmarkEvent & { mode: 'directRead' }): Promise<DirectReadResult>;
+export function handler(event?: (BenchmarkEvent & { mode?: 'processors' }) | null): Promise<BenchmarkResult>;
+export function handler(event?: BenchmarkEvent | null): Promise<BenchmarkResult | ColdStartResult | DirectReadResult>;
+export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkResult | ColdStartResult | DirectReadResult> {
   const e = event ?? {};
+  const mode = (e.mode ?? 'processors') as Mode;
+  if (!MODES.includes(mode)) {
+    throw new Error(`Invalid mode: ${JSON.stringify(e.mode)}. Use "processors" (S3 API vs S3 Files, the default), "coldStart" `
+      + '(mounted vs unmounted twin functions) or "directRead" (the S3 Files processor with AUTO, ENABLED and DISABLED direct reads).');
+  }
+  if (mode === 'coldStart') {
+    const result = await coldStart(e);
+    observability('benchmark').logger.info('cold starts done', { ratio: result.ratio, warnings: result.warnings });
+    return result;
+  }
+  if (mode === 'directRead') {
+    const result = await directRead(e);
+    observability('benchmark').logger.info('direct reads done', { readSpeedUp: Object.fromEntries(result.sizes.map((x) => [x.size, x.readSpeedUp])) });
+    return result;
+  }
+  return processors(e);
+}
+
+async function processors(e: BenchmarkEvent): Promise<BenchmarkResult> {
+  const { logger, metrics } = observability('benchmark');
   const env: Env = {
     bucket: requireEnv('BUCKET_NAME'),
     mount: requireEnv('MOUNT_PATH'),
@@ -158,7 +191,7 @@ export async function handler(event?: BenchmarkEvent | null): Promise<BenchmarkR
       }
       sides[which].push({ timings: result.timings, wallMs });
     }
-    const problems = [...await verifyS3(s3, env, texts), ...await verifyMount(env, texts)];
+    const problems = [...await verifyS3(s3, env, texts), ...await verifyMount(env.mount, texts)];
     if (problems.length > 0) {
       throw new Error(`Benchmark run ${run + 1}: ${problems.length} file(s) not processed correctly, timings discarded: `
         + problems.slice(0, 10).join('; '));
@@ -197,7 +230,7 @@ async function assertInboxesEmpty(s3: S3Client, env: Env): Promise<void> {
  * or through the mount. Returns the import wait in ms for "s3".
  */
 async function seedInboxes(
-  s3: S3Client, env: Env, texts: (SeededText & { name: string })[], via: SeedVia, timeoutSeconds: number, pollMs: number,
+  s3: S3Client, env: Env, texts: NamedText[], via: SeedVia, timeoutSeconds: number, pollMs: number,
 ): Promise<number | undefined> {
   const inbox = join(env.mount, 'inbox');
   await mkdir(inbox, { recursive: true, mode: 0o755 });
@@ -211,10 +244,7 @@ async function seedInboxes(
     }
   });
   if (via === 'mount') return undefined;
-  const waited = await pollUntil(async () => {
-    const sizes = await mapPool(texts, SEED_CONCURRENCY, (t) => lstat(join(inbox, t.name)).then((st) => st.size, () => -1));
-    return sizes.every((size, i) => size === texts[i].bytes);
-  }, timeoutSeconds, pollMs, t0);
+  const waited = await waitUntilWhole(inbox, texts, timeoutSeconds, pollMs, t0);
   if (typeof waited !== 'number') {
     throw new Error(`Seeded ${texts.length} file(s) through S3 under ${env.prefix}inbox/, but the mount's inbox/ did not show them all `
       + `(${waited}). Check that S3FILES_PREFIX is the key prefix of the access point's root, or seed with seedVia "mount".`);
@@ -222,44 +252,7 @@ async function seedInboxes(
   return waited;
 }
 
-async function invoke(functionName: string, payload: object): Promise<{ result: ProcessorResult; wallMs: number }> {
-  const t0 = performance.now();
-  const res = await lambdaClient().send(new InvokeCommand({
-    FunctionName: functionName,
-    InvocationType: 'RequestResponse',
-    Payload: Buffer.from(JSON.stringify(payload)),
-  }));
-  const wallMs = performance.now() - t0;
-  const text = res.Payload ? Buffer.from(res.Payload).toString('utf8') : '';
-  if (res.FunctionError) {
-    let message = text;
-    try {
-      message = JSON.parse(text).errorMessage ?? text;
-    } catch {
-      // keep the raw payload
-    }
-    throw new Error(`Invoking ${functionName} failed (${res.FunctionError}): ${message}`);
-  }
-  const result = JSON.parse(text) as ProcessorResult;
-  if (!result || typeof result.timings !== 'object') {
-    throw new Error(`${functionName} returned ${text.slice(0, 200)}, not a processor result; check the function names.`);
-  }
-  return { result, wallMs };
-}
-
-function checkMeta(where: string, t: SeededText & { name: string }, raw: string): string | undefined {
-  try {
-    const m = JSON.parse(raw);
-    if (m.name !== t.name || m.wordCount !== t.wordCount || m.lineCount !== t.lineCount || m.bytes !== t.bytes) {
-      return `${where}${t.name}.meta.json is ${raw.trim()}, expected ${JSON.stringify({ wordCount: t.wordCount, lineCount: t.lineCount, bytes: t.bytes })}`;
-    }
-    return undefined;
-  } catch (e) {
-    return `${where}${t.name}.meta.json unreadable: ${errorMessage(e)}`;
-  }
-}
-
-async function verifyS3(s3: S3Client, env: Env, texts: (SeededText & { name: string })[]): Promise<string[]> {
+async function verifyS3(s3: S3Client, env: Env, texts: NamedText[]): Promise<string[]> {
   const problems = await mapPool(texts, SEED_CONCURRENCY, async (t) => {
     try {
       const head = await s3.send(new HeadObjectCommand({ Bucket: env.bucket, Key: `processed/${t.name}/${t.name}` }));
@@ -268,20 +261,6 @@ async function verifyS3(s3: S3Client, env: Env, texts: (SeededText & { name: str
       return checkMeta(`S3 processed/${t.name}/`, t, await meta.Body!.transformToString());
     } catch (e) {
       return `S3 processed/${t.name}: ${errorMessage(e)}`;
-    }
-  });
-  return problems.filter((p): p is string => p !== undefined);
-}
-
-async function verifyMount(env: Env, texts: (SeededText & { name: string })[]): Promise<string[]> {
-  const dir = join(env.mount, 'processed');
-  const problems = await mapPool(texts, SEED_CONCURRENCY, async (t) => {
-    try {
-      const st = await lstat(join(dir, t.name, t.name));
-      if (!st.isFile() || st.size !== t.bytes) return `mount processed/${t.name}/${t.name} has ${st.size} bytes, expected ${t.bytes}`;
-      return checkMeta(`mount processed/${t.name}/`, t, await readFile(join(dir, t.name, `${t.name}.meta.json`), 'utf8'));
-    } catch (e) {
-      return `mount processed/${t.name}: ${errorMessage(e)}`;
     }
   });
   return problems.filter((p): p is string => p !== undefined);
@@ -296,24 +275,6 @@ async function cleanup(s3: S3Client, env: Env, texts: { name: string }[]): Promi
     }));
   }
   await mapPool(texts, SEED_CONCURRENCY, (t) => rm(join(env.mount, 'processed', t.name), { recursive: true, force: true }));
-}
-
-function isNotFound(e: unknown): boolean {
-  const err = e as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
-  return err?.name === 'NotFound' || err?.name === 'NoSuchKey' || err?.code === 'ENOENT' || err?.$metadata?.httpStatusCode === 404;
-}
-
-/** Poll `probe` until it returns true; the delay in ms, or `timed out after N s`. */
-async function pollUntil(probe: () => Promise<boolean>, timeoutSeconds: number, pollMs: number, t0 = performance.now()): Promise<number | string> {
-  for (;;) {
-    try {
-      if (await probe()) return Math.round(performance.now() - t0);
-    } catch (e) {
-      if (!isNotFound(e)) return `error: ${errorMessage(e)}`;
-    }
-    if (performance.now() - t0 + pollMs > timeoutSeconds * 1000) return `timed out after ${timeoutSeconds} s`;
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
 }
 
 export async function measureSync(s3: S3Client, env: Env, timeoutSeconds: number, pollMs: number): Promise<SyncResult> {

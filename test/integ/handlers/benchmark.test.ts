@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import {
   CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
-import { captureStdout, list, tempMount } from './helpers';
+import { captureStdout, list, startInboxImporter, tempMount } from './helpers';
 import { handler } from '../../../integ/handlers/benchmark/index';
 import { handler as s3apiHandler } from '../../../integ/handlers/processor-s3api/index';
 import { handler as s3filesHandler } from '../../../integ/handlers/processor-s3files/index';
@@ -52,38 +52,6 @@ afterAll(async () => {
   process.env = savedEnv;
 });
 
-/**
- * A stand-in for S3 Files' import (S3 -> mount) of the S3 Files inbox: objects under
- * `<PREFIX>inbox/` appear in the mount's inbox/ a moment later, whole, as S3-born files do.
- */
-interface Importer {
-  readonly imported: string[];
-  stop(): void;
-}
-function startInboxImporter(): Importer {
-  const imported: string[] = [];
-  const seen = new Set<string>();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void (async () => {
-      const objs = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${PREFIX}inbox/` }));
-      for (const o of objs.Contents ?? []) {
-        if (seen.has(`${o.Key}@${o.ETag}`)) continue;
-        seen.add(`${o.Key}@${o.ETag}`);
-        const res = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: o.Key! }));
-        const name = o.Key!.slice(`${PREFIX}inbox/`.length);
-        const tmp = join(mount.path, `.import-${name}`);
-        fs.writeFileSync(tmp, Buffer.from(await res.Body!.transformToByteArray()));
-        fs.renameSync(tmp, join(mount.path, 'inbox', name));
-        imported.push(name);
-      }
-    })().catch(() => undefined).finally(() => { busy = false; });
-  }, 50);
-  return { stop: () => clearInterval(timer), imported };
-}
-
 describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir mount)', () => {
   let out: ReturnType<typeof captureStdout>;
   beforeEach(() => {
@@ -101,7 +69,7 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
 
   test('runs both processors over HTTP, verifies their output, returns stats and a two-sided table', async () => {
     // GIVEN the defaults except a smaller word range, and S3 Files importing uploads under the prefix
-    const importer = startInboxImporter();
+    const importer = startInboxImporter(s3, BUCKET, PREFIX, mount.path);
     // WHEN
     let result;
     try {

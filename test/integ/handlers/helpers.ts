@@ -1,8 +1,9 @@
 /** Small helpers shared by the handler tests (not a test file itself). */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 
 export function tempMount(): { path: string; cleanup(): void } {
   const path = mkdtempSync(join(tmpdir(), 's3files-mount-'));
@@ -81,3 +82,36 @@ export class AccessPointUser {
     this.dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
   }
 }
+
+/**
+ * A stand-in for S3 Files' import (S3 -> mount) of the S3 Files inbox: objects under
+ * `<prefix>inbox/` appear in the mount's inbox/ a moment later, whole, as S3-born files do.
+ */
+export interface Importer {
+  readonly imported: string[];
+  stop(): void;
+}
+export function startInboxImporter(s3: S3Client, bucket: string, prefix: string, mountPath: string): Importer {
+  const imported: string[] = [];
+  const seen = new Set<string>();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void (async () => {
+      const objs = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${prefix}inbox/` }));
+      for (const o of objs.Contents ?? []) {
+        if (seen.has(`${o.Key}@${o.ETag}`)) continue;
+        seen.add(`${o.Key}@${o.ETag}`);
+        const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
+        const name = o.Key!.slice(`${prefix}inbox/`.length);
+        const tmp = join(mountPath, `.import-${name}`);
+        writeFileSync(tmp, Buffer.from(await res.Body!.transformToByteArray()));
+        renameSync(tmp, join(mountPath, 'inbox', name));
+        imported.push(name);
+      }
+    })().catch(() => undefined).finally(() => { busy = false; });
+  }, 50);
+  return { stop: () => clearInterval(timer), imported };
+}
+
