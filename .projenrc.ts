@@ -124,7 +124,7 @@ const project = new awscdk.AwsCdkConstructLibrary({
 // ---------------------------------------------------------------------------
 // Handlers, bundled with esbuild at build time (no esbuild/Docker at the user's synth).
 // The S3 Files client is bundled: the Lambda runtime's SDK may predate it.
-// The nodejs22.x runtime ships the whole SDK v3; the credential chain's interface is stable, so the
+// The Node.js runtime (nodejs24.x, the newest aws-cdk-lib offers) ships the whole SDK v3; the credential chain's interface is stable, so the
 // bundled S3 Files client borrows the runtime's copy (keeps the waiter under 250 KB).
 const runtimeProvidedSdk = ['@aws-sdk/client-s3', '@aws-sdk/client-lambda', '@aws-sdk/credential-provider-node'];
 const handlerBundling = {
@@ -139,7 +139,7 @@ new awscdk.LambdaFunction(project, {
   entrypoint: 'lambda/wait-for-available/on-event.lambda.ts',
   constructFile: 'src/private/wait-for-available-on-event-function.ts',
   constructName: 'WaitForAvailableOnEventFunction',
-  runtime: awscdk.LambdaRuntime.NODEJS_22_X,
+  runtime: awscdk.LambdaRuntime.NODEJS_24_X,
   bundlingOptions: handlerBundling,
   cdkDeps: project.cdkDeps,
 });
@@ -147,7 +147,7 @@ new awscdk.LambdaFunction(project, {
   entrypoint: 'lambda/wait-for-available/is-complete.lambda.ts',
   constructFile: 'src/private/wait-for-available-is-complete-function.ts',
   constructName: 'WaitForAvailableIsCompleteFunction',
-  runtime: awscdk.LambdaRuntime.NODEJS_22_X,
+  runtime: awscdk.LambdaRuntime.NODEJS_24_X,
   bundlingOptions: handlerBundling,
   cdkDeps: project.cdkDeps,
 });
@@ -156,7 +156,7 @@ new awscdk.LambdaFunction(project, {
 // never shipped in the npm package (lambda/ holds exactly what ships).
 for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepare-directories', 'ec2-benchmark', 'cold-start']) {
   project.bundler.addBundle(`integ/handlers/${name}/index.ts`, {
-    target: awscdk.LambdaRuntime.NODEJS_22_X.esbuildTarget,
+    target: awscdk.LambdaRuntime.NODEJS_24_X.esbuildTarget,
     platform: 'node',
     ...handlerBundling,
     tsconfigPath: project.tsconfigDev.fileName,

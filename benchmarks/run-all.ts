@@ -207,7 +207,7 @@ function bundleSection(rows: ReturnType<typeof runBundleBenchmark>): string {
     '## Bundles',
     '',
     'Every handler asset under `assets/lambda/` (shipped) and `assets/integ/handlers/` (the integ app) (built by `npx projen bundle`: esbuild, minified, '
-      + '`@aws-sdk/client-s3` and `@aws-sdk/client-lambda` external because the Node.js 22 runtime provides them; '
+      + '`@aws-sdk/client-s3` and `@aws-sdk/client-lambda` external because the Node.js 24 runtime provides them; '
       + 'everything else, incl. `@aws-sdk/client-s3files` and Powertools, bundled). Cold `require` = a fresh `node` '
       + 'process timing `require(bundle)`, median of 7; external SDK clients resolve from node_modules, so their load '
       + 'time is included as it is in Lambda.',

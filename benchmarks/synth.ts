@@ -38,7 +38,7 @@ export function libraryStack(app: App, n: number): Stack {
   const accessPoint = fileSystem.addAccessPoint('AccessPoint');
   for (let i = 0; i < n; i++) {
     new S3FilesMountedFunction(stack, `Fn${i}`, {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       handler: 'index.handler',
       code: lambda.Code.fromInline(CODE),
       fileSystem,
@@ -71,7 +71,7 @@ export function handWiredStack(app: App, n: number): Stack {
       rootDirectory: { path: '/lambda', creationPermissions: { ownerUid: '1000', ownerGid: '1000', permissions: '755' } },
     });
     new lambda.Function(stack, `Fn${i}`, {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       handler: 'index.handler',
       code: lambda.Code.fromInline(CODE),
       vpc,

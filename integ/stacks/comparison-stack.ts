@@ -61,7 +61,7 @@ export class ComparisonStack extends Stack {
     const accessPoint = this.fileSystem.addAccessPoint('LambdaAccessPoint', { path: '/lambda' });
 
     const common = {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       handler: 'index.handler',
     };
@@ -208,9 +208,6 @@ export class ComparisonStack extends Stack {
     acknowledge(this.coldStartTwins.unmounted, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`, 'The twin only writes its own CloudWatch logs with this managed policy.');
     acknowledge(this.coldStartTwins.unmounted, `AwsSolutions-IAM4[${VPC_ACCESS_POLICY}]`,
       'The twin runs in the subnets of its mounted twin; Lambda needs the ENI actions of this AWS managed policy (only on Resource "*").');
-    for (const fn of [...invoked, this.benchmark, this.prepareDirectories]) {
-      acknowledge(fn, 'AwsSolutions-L1', 'The integ handlers are bundled and tested for nodejs22.x.');
-    }
     for (const fn of [this.processorS3Api, this.benchmark]) {
       for (const action of ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*']) {
         acknowledge(fn, `AwsSolutions-IAM5[Action::${action}]`, 'Action groups of Bucket.grantRead/grantReadWrite/grantDelete, limited to the job prefixes of the integ bucket.');

@@ -61,7 +61,7 @@ export class CrossComputeStack extends Stack {
     const shared = new S3FilesAccessPoint(this, 'Shared', { fileSystem, path: '/shared' });
 
     const common = {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       handler: 'index.handler',
       accessPoint: shared,
@@ -102,8 +102,5 @@ export class CrossComputeStack extends Stack {
     this.taskSecurityGroups = [taskGroup.securityGroupId, fileSystem.clientSecurityGroup.securityGroupId];
 
     acknowledge(vpc, 'AwsSolutions-VPC7', 'Integ VPC torn down after each run; its only outbound traffic is the task\'s image pull.');
-    for (const fn of [this.seeder, this.processor]) {
-      acknowledge(fn, 'AwsSolutions-L1', 'The integ handlers are bundled and tested for nodejs22.x.');
-    }
   }
 }

@@ -104,7 +104,7 @@ export class SharedFileSystemStack extends Stack {
     });
 
     const common = {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       handler: 'index.handler',
       fileSystem,
@@ -137,9 +137,6 @@ export class SharedFileSystemStack extends Stack {
     // cdk-nag: findings of the integ-only resources, acknowledged with their reasons.
     acknowledge(vpc, 'AwsSolutions-VPC7', 'Integ VPC with isolated subnets only (no internet route), torn down after each run.');
     acknowledge(bucket, 'AwsSolutions-S1', 'Integ bucket; access through the file system is audited with CloudTrail data events, and a log bucket would outlive each run.');
-    for (const fn of [this.writer, this.reader, this.ownershipFixer]) {
-      acknowledge(fn, 'AwsSolutions-L1', 'The integ handlers are pinned to nodejs22.x like the library handlers.');
-    }
 
     new CfnOutput(this, 'WriterFunctionName', { value: this.writer.functionName });
     new CfnOutput(this, 'ReaderFunctionName', { value: this.reader.functionName });

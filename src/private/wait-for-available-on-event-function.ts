@@ -17,7 +17,7 @@ export class WaitForAvailableOnEventFunction extends lambda.Function {
     super(scope, id, {
       description: 'lambda/wait-for-available/on-event.lambda.ts',
       ...props,
-      runtime: new lambda.Runtime('nodejs22.x', lambda.RuntimeFamily.NODEJS),
+      runtime: new lambda.Runtime('nodejs24.x', lambda.RuntimeFamily.NODEJS),
       handler: 'index.handler',
       code: lambda.Code.fromAsset(path.join(__dirname, '../../assets/lambda/wait-for-available/on-event.lambda')),
     });

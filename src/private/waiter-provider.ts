@@ -88,8 +88,6 @@ export class S3FilesWaiterProvider extends Construct {
     // Findings inherent to the provider, acknowledged here so users inherit a clean report.
     acknowledge(this, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`,
       'The waiter handlers and the custom-resource framework functions only need to write their own CloudWatch logs, which is what this AWS managed policy grants.');
-    acknowledge(this, 'AwsSolutions-L1',
-      'The waiter handlers are bundled and tested for nodejs22.x, a supported LTS runtime; the runtime is raised with the bundling configuration of the library.');
     acknowledge(this, 'AwsSolutions-SF1',
       'The aws-cdk-lib provider state machine only sequences isComplete polls; each poll is logged by the handler. State machine logging would need CloudWatch Logs delivery rights on Resource "*".');
     acknowledge(this, 'AwsSolutions-SF2',

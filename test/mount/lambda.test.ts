@@ -15,7 +15,7 @@ const DOCKER_DIR = path.join(__dirname, '..', 'fixtures', 'docker-function');
 function userNodejsFunction(scope: Stack, id: string, vpc: ec2.IVpc, extra: Partial<nodejs.NodejsFunctionProps> = {}): nodejs.NodejsFunction {
   return new nodejs.NodejsFunction(scope, id, {
     entry: ENTRY,
-    runtime: lambda.Runtime.NODEJS_22_X,
+    runtime: lambda.Runtime.NODEJS_24_X,
     vpc,
     vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
     bundling: { minify: true, logLevel: nodejs.LogLevel.ERROR },
@@ -175,7 +175,7 @@ describe('mountOnFunction and imports: clear errors', () => {
 
   test('a function without a VPC', () => {
     const { stack, accessPoint } = owned();
-    const fn = new nodejs.NodejsFunction(stack, 'NoVpc', { entry: ENTRY, runtime: lambda.Runtime.NODEJS_22_X, bundling: { logLevel: nodejs.LogLevel.ERROR } });
+    const fn = new nodejs.NodejsFunction(stack, 'NoVpc', { entry: ENTRY, runtime: lambda.Runtime.NODEJS_24_X, bundling: { logLevel: nodejs.LogLevel.ERROR } });
     expect(() => accessPoint.mountOnFunction(fn)).toThrow(/TestStack\/NoVpc: invalid vpc "none": a function mounts S3 Files only from inside the VPC of the mount targets\. Fix: create the function with the file system's VPC/);
   });
 

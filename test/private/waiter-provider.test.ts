@@ -51,7 +51,7 @@ describe('S3FilesWaiterProvider', () => {
     expect(JSON.stringify(t.toJSON())).not.toMatch(/"Resource":"\*"[^}]*s3files/);
   });
 
-  test('the handlers are the bundled nodejs22.x functions on arm64', () => {
+  test('the handlers are the bundled nodejs24.x functions on arm64', () => {
     // GIVEN / WHEN
     const stack = newStack();
     S3FilesWaiterProvider.getOrCreate(stack);
@@ -59,7 +59,7 @@ describe('S3FilesWaiterProvider', () => {
     const t = Template.fromStack(stack);
     for (const prefix of ['cdks3fileslambdaWaiterProviderOnEvent', 'cdks3fileslambdaWaiterProviderIsComplete']) {
       const [, fn] = resourcesOfType(t, 'AWS::Lambda::Function').find(([id]) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id))!;
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Architectures: ['arm64'] });
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'index.handler', Architectures: ['arm64'] });
     }
     expect(WAITER_RESOURCE_TYPE).toBe('Custom::S3FilesMountTargetsAvailable');
   });

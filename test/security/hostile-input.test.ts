@@ -19,7 +19,7 @@ import { venvBin } from '../validators/templates';
 
 const ENV = { account: '111111111111', region: 'us-east-1' };
 const FN = {
-  runtime: lambda.Runtime.NODEJS_22_X,
+  runtime: lambda.Runtime.NODEJS_24_X,
   handler: 'index.handler',
   code: lambda.Code.fromInline('exports.handler = async () => ({})'),
 };

@@ -19,7 +19,7 @@ export function isolatedVpc(stack: Stack, id = 'Vpc'): ec2.Vpc {
 
 /** Minimal function props for tests. */
 export const FN = {
-  runtime: lambda.Runtime.NODEJS_22_X,
+  runtime: lambda.Runtime.NODEJS_24_X,
   handler: 'index.handler',
   code: lambda.Code.fromInline('exports.handler = async () => {};'),
 };
