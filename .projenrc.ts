@@ -163,6 +163,9 @@ for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepar
   });
 }
 project.addPackageIgnore('/assets/integ/');
+// jsii-docgen's translation cache of the examples: rebuilt on every docgen.
+project.gitignore.exclude('/.jsii.tabl.json');
+project.addPackageIgnore('/.jsii.tabl.json');
 
 // eslint's project service uses each file's nearest tsconfig.json: give the dev folders one.
 for (const dir of ['lambda', 'integ', 'benchmarks']) {

@@ -298,6 +298,16 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
  * An access point of an S3 Files file system: a fixed POSIX identity and root directory.
  * Any number of functions may mount one access point. It may live in another stack than its
  * file system (next to the functions that use it), sibling or nested.
+ *
+ * @example
+ * declare const fileSystem: S3FilesFileSystem;
+ * declare const fn: lambda.Function;
+ * declare const taskDefinition: ecs.FargateTaskDefinition;
+ *
+ * // One directory for a function and a Fargate task; the task only reads.
+ * const shared = new S3FilesAccessPoint(this, 'Shared', { fileSystem, path: '/shared' });
+ * shared.mountOnFunction(fn);
+ * shared.mountOnTaskDefinition(taskDefinition, { containerPath: '/data', readOnly: true });
  */
 export class S3FilesAccessPoint extends S3FilesAccessPointBase {
   /**

@@ -653,6 +653,20 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
  * one mount target per AZ, a mount-target security group and a client security group, a file
  * system policy, a deploy-time waiter that completes only when every mount target (and access
  * point) is available, and a delete guard that keeps unexported writes on deletion.
+ *
+ * @example
+ * declare const vpc: ec2.IVpc;
+ *
+ * // The bucket's docs/ prefix as a file system; /app on it owned by 1000:1000.
+ * const fileSystem = new S3FilesFileSystem(this, 'Docs', { vpc, prefix: 'docs/' });
+ * const appDir = fileSystem.addAccessPoint('App', { path: '/app' });
+ * new S3FilesMountedFunction(this, 'Writer', {
+ *   runtime: lambda.Runtime.NODEJS_24_X,
+ *   handler: 'index.handler',
+ *   code: lambda.Code.fromAsset('lambda'),
+ *   fileSystem,
+ *   accessPoint: appDir,
+ * });
  */
 export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IResourceWithPolicy {
   /**

@@ -70,13 +70,20 @@ export interface S3FilesMonitoringProps {
 }
 
 /**
- * Alarms and a dashboard for an S3 Files file system, in one line:
- * `new S3FilesMonitoring(this, 'Monitoring', { fileSystem, alarmTopic })`.
+ * Alarms and a dashboard for an S3 Files file system, in one line (see the example).
  *
  * Alarms: any export failure (changes that will never reach the bucket), any import failure, any
  * file in lost+found (a write on the mount lost a conflict), pending exports and export age above
  * a threshold for several periods, and client connections near the limit. Each alarm's description
  * says what happened and what to do.
+ *
+ * @example
+ * declare const fileSystem: S3FilesFileSystem;
+ *
+ * new S3FilesMonitoring(this, 'Monitoring', {
+ *   fileSystem,
+ *   alarmTopic: new sns.Topic(this, 'Alarms'),
+ * });
  * @see https://docs.aws.amazon.com/AmazonS3/latest/userguide/s3-files-monitoring.html
  */
 export class S3FilesMonitoring extends Construct {

@@ -95,6 +95,15 @@ interface MountPlan {
  * an S3 gateway endpoint), a hardened bucket (or uses `bucket`), a file system and an access
  * point. The function depends on the mount-target waiter, so it is created only once the
  * mount targets are available.
+ *
+ * @example
+ * // Everything made for it: a VPC without NAT, a bucket, the file system, an access point.
+ * const fn = new S3FilesMountedFunction(this, 'Reader', {
+ *   runtime: lambda.Runtime.NODEJS_24_X,
+ *   handler: 'index.handler',
+ *   code: lambda.Code.fromAsset('lambda'),
+ * });
+ * // The handler finds the bucket's lambda/ prefix at process.env.MOUNT_PATH (fn.mountPath).
  */
 export class S3FilesMountedFunction extends lambda.Function {
   /** The mounted file system. */

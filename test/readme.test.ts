@@ -31,6 +31,14 @@ describe('README quick start', () => {
     expect(snippet).toEqual(tested);
   });
 
+  test.each([
+    ['sharing.ts', 'ts'],
+    ['sharing.py', 'python'],
+    ['Sharing.java', 'java'],
+  ])('the sharing snippet is examples/readme/%s', (file, lang) => {
+    expect(block('### Sharing one file system', lang)).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8'));
+  });
+
   test('names both commands, and .ci/run calls the test command', () => {
     // GIVEN the two commands the README promises
     const commands = block('### The two commands', 'bash');
@@ -67,6 +75,20 @@ function synthExample(file: string): Record<string, any> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+describe('README: what the quick start creates', () => {
+  test('the resource count and the waiter\'s parts are those of the synthesized quick start', () => {
+    // GIVEN the paragraph after the quick start and the quick start's template
+    const said = /What the quick start's stack holds besides your function \((\d+) resources in all/.exec(readme);
+    const resources = Object.values(synthExample('quickstart.ts').QuickStart.Resources) as Array<{ Type: string }>;
+    const count = (type: string) => resources.filter((r) => r.Type === type).length;
+
+    // THEN the count is right, and so are the parts it names
+    expect(Number(said?.[1])).toBe(resources.length);
+    expect([count('AWS::Lambda::Function'), count('AWS::StepFunctions::StateMachine'), count('AWS::EC2::SecurityGroup')]).toEqual([1 + 2 + 3, 1, 3]);
+    expect([count('Custom::S3FilesMountTargetsAvailable'), count('Custom::S3FilesDeleteGuard'), count('AWS::S3Files::MountTarget')]).toEqual([1, 1, 2]);
+  });
+});
 
 describe('README: mounting on your own function and on an imported file system', () => {
   const functions = (t: any) => Object.values(t.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function') as any[];

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Python and Java bindings check: installs the built wheel into a fresh venv and the built jar into
-# the project-local Maven repository, synthesizes the example app and the README quick start in
-# TypeScript, Python and Java, and fails with a unified diff unless the templates are identical
-# (asset hashes and CDK metadata aside).
+# Python and Java bindings check: compiles every @example (jsii-rosetta) and checks that the Python
+# docstrings and javadoc carry it translated; installs the built wheel into a fresh venv and the
+# built jar into the project-local Maven repository, synthesizes the example app and the README's
+# quick start and sharing programs in TypeScript, Python and Java, and fails with a unified diff
+# unless the templates are identical (asset hashes and CDK metadata aside).
 #
 # Usage: test/bindings/run.sh [--build]
 #   --build  first run bundle, compile (jsii), package:python and the Java packaging; without it the
@@ -70,6 +71,13 @@ done
 
 step "comparator self-test" python3 test/bindings/compare_templates.py --self-test
 
+# --- @example blocks: compiled against rosetta/default.ts-fixture, translated to Python and Java --
+examples_compile() {
+  npx jsii-rosetta extract --compile --output "$work/tablet.json" .jsii
+  node test/bindings/check-examples.js "$work/tablet.json" .jsii
+}
+step "@example compile" examples_compile
+
 # --- Python: a fresh venv with the built wheel, as a user would install it --------------------
 python_setup() {
   python3 -m venv "$work/venv"
@@ -79,8 +87,19 @@ python_setup() {
 python_synth() {
   (cd examples/python && CDK_OUTDIR="$work/out/example-python" "$work/venv/bin/python" app.py)
   (cd examples/readme && CDK_OUTDIR="$work/out/readme-python" "$work/venv/bin/python" quickstart.py)
+  (cd examples/readme && CDK_OUTDIR="$work/out/sharing-python" "$work/venv/bin/python" sharing.py)
 }
 step "venv + pip install" python_setup
+# help() shows the example in Python.
+python_docs() {
+  "$work/venv/bin/python" - <<'PY'
+import cdk_s3files_lambda as m
+doc = m.S3FilesAccessPoint.__doc__ or ""
+assert "Example::" in doc and 'shared.mount_on_task_definition(task_definition, container_path="/data", read_only=True)' in doc, doc
+print("S3FilesAccessPoint.__doc__ has its Python example")
+PY
+}
+step "python docstrings" python_docs
 step "python synth" python_synth
 
 # --- Java: the built jar in the project-local repository, the example built with Maven --------
@@ -95,31 +114,40 @@ java_synth() {
     org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile="$work/java-classpath.txt")
   local cp
   cp="$(cat "$work/java-classpath.txt")"
-  javac -d "$work/readme-java" -cp "$cp" examples/readme/QuickStart.java
+  javac -d "$work/readme-java" -cp "$cp" examples/readme/QuickStart.java examples/readme/Sharing.java
   CDK_OUTDIR="$work/out/readme-java" java -cp "$work/readme-java:$cp" QuickStart
+  CDK_OUTDIR="$work/out/sharing-java" java -cp "$work/readme-java:$cp" Sharing
 }
 step "java build + synth" java_synth
+# javadoc shows the example in Java.
+java_docs() {
+  python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' \
+    "$jar_dir/cdk-s3files-lambda-$lib_version-sources.jar" io/github/cdks3files/lambda/S3FilesAccessPoint.java \
+    | grep -F 'shared.mountOnTaskDefinition(taskDefinition, EcsMountOptions.builder().containerPath("/data").readOnly(true).build());'
+}
+step "java javadoc" java_docs
 
 # --- TypeScript: the same sources, importing the compiled library by its package name ---------
 ts_synth() {
   local dir="$work/ts"
   mkdir -p "$dir/node_modules/@types"
-  cp examples/typescript/app.ts examples/typescript/tsconfig.json examples/readme/quickstart.ts "$dir/"
+  cp examples/typescript/app.ts examples/typescript/tsconfig.json examples/readme/quickstart.ts examples/readme/sharing.ts "$dir/"
   ln -s "$root" "$dir/node_modules/cdk-s3files-lambda"
   ln -s "$root/node_modules/aws-cdk-lib" "$root/node_modules/constructs" "$dir/node_modules/"
   ln -s "$root/node_modules/@types/node" "$dir/node_modules/@types/node"
   # Type-check both once (strict), then run them without checking again.
-  echo '{ "extends": "./tsconfig.json", "include": ["app.ts", "quickstart.ts"] }' >"$dir/tsconfig.check.json"
+  echo '{ "extends": "./tsconfig.json", "include": ["app.ts", "quickstart.ts", "sharing.ts"] }' >"$dir/tsconfig.check.json"
   (cd "$dir" && "$root/node_modules/.bin/tsc" --noEmit -p tsconfig.check.json)
   (cd "$dir" && CDK_OUTDIR="$work/out/example-typescript" "$root/node_modules/.bin/ts-node" --transpile-only --project tsconfig.json app.ts)
   (cd "$dir" && CDK_OUTDIR="$work/out/readme-typescript" "$root/node_modules/.bin/ts-node" --transpile-only --project tsconfig.json quickstart.ts)
+  (cd "$dir" && CDK_OUTDIR="$work/out/sharing-typescript" "$root/node_modules/.bin/ts-node" --transpile-only --project tsconfig.json sharing.ts)
 }
 step "typescript synth" ts_synth
 
 # --- compare --------------------------------------------------------------------------------
 compare_all() {
   local rc=0
-  for app in example readme; do
+  for app in example readme sharing; do
     python3 test/bindings/compare_templates.py "typescript=$work/out/$app-typescript" \
       "python=$work/out/$app-python" "java=$work/out/$app-java" || rc=1
   done
