@@ -74,8 +74,11 @@ const project = new awscdk.AwsCdkConstructLibrary({
     // A snapshot that no longer matches is a failure, never silently rewritten.
     updateSnapshot: javascript.UpdateSnapshot.NEVER,
     passWithNoTests: false,
+    // The per-file table goes to coverage/lcov-report; the report shows the four totals.
+    coverageText: false,
     jestConfig: {
       testMatch: ['<rootDir>/test/**/*.test.ts'],
+      coverageReporters: ['json', 'lcov', 'clover', 'cobertura', 'text-summary'],
       // Keeps the handlers' JSON logs out of the report (SHOW_HANDLER_LOGS=1 shows them).
       setupFiles: ['<rootDir>/test/setup/jest-quiet.ts'],
       collectCoverageFrom: ['src/**/*.ts', 'lambda/**/*.ts', 'integ/handlers/**/*.ts'],

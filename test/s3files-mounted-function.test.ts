@@ -349,7 +349,9 @@ describe('S3FilesMountedFunction: AZ coverage', () => {
     // GIVEN a VPC imported with token AZs
     const stack = newStack();
     const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
-      vpcId: 'vpc-1', availabilityZones: [Fn.importValue('az-a'), Fn.importValue('az-b')], isolatedSubnetIds: ['subnet-a', 'subnet-b'],
+      vpcId: 'vpc-0123456789abcdef0',
+      availabilityZones: [Fn.importValue('az-a'), Fn.importValue('az-b')],
+      isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'],
     });
     const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
     // WHEN

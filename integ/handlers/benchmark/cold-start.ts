@@ -5,8 +5,9 @@
  * A cold start is forced the way a deploy causes one: a configuration update (one environment
  * variable, COLD_START_NONCE, changes; the others are kept), then the next invoke gets a fresh
  * execution environment. Its REPORT log line (Invoke with `LogType: Tail`) gives the init duration
- * and the first invoke's duration. The twins are updated outside CloudFormation: the next deploy
- * puts their configuration back, which is itself one more cold start.
+ * and the first invoke's duration. The twins are updated outside CloudFormation: the nonce stays
+ * in their environment (drift CloudFormation does not correct until a twin's definition changes),
+ * which nothing reads.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
