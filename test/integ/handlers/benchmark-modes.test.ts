@@ -8,7 +8,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { captureStdout, list, startInboxImporter, tempMount } from './helpers';
+import { captureStdout, list, localEndpointsEnv, startInboxImporter, tempMount } from './helpers';
 import { NONCE_VARIABLE, parseReport } from '../../../integ/handlers/benchmark/cold-start';
 import { directReadFunctions } from '../../../integ/handlers/benchmark/direct-read';
 import { handler } from '../../../integ/handlers/benchmark/index';
@@ -40,12 +40,7 @@ beforeAll(async () => {
     'processor-disabled': processor,
   });
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_S3: moto.url,
-    AWS_ENDPOINT_URL_LAMBDA: lambda.url,
-    S3_FORCE_PATH_STYLE: 'true',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing',
+    ...localEndpointsEnv(moto.url, lambda.url),
     BUCKET_NAME: BUCKET,
     MOUNT_PATH: mount.path,
     S3FILES_PREFIX: PREFIX,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import {
   CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
-import { captureStdout, list, startInboxImporter, tempMount } from './helpers';
+import { captureStdout, list, localEndpointsEnv, startInboxImporter, tempMount } from './helpers';
 import { handler } from '../../../integ/handlers/benchmark/index';
 import { handler as s3apiHandler } from '../../../integ/handlers/processor-s3api/index';
 import { handler as s3filesHandler } from '../../../integ/handlers/processor-s3files/index';
@@ -28,14 +28,7 @@ beforeAll(async () => {
     'lazy': { handler: async () => ({ files: 0, errors: [], timings: { listMs: 1, readMs: 1, processMs: 1, writeMs: 1, renameMs: 1, totalMs: 5 } }) },
     'not-a-processor': { handler: async () => 'hello' },
   });
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_S3: moto.url,
-    AWS_ENDPOINT_URL_LAMBDA: lambda.url,
-    S3_FORCE_PATH_STYLE: 'true',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing',
-  });
+  Object.assign(process.env, localEndpointsEnv(moto.url, lambda.url));
   s3 = new S3Client({ forcePathStyle: true });
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
   await s3.send(new PutBucketVersioningCommand({ Bucket: BUCKET, VersioningConfiguration: { Status: 'Enabled' } }));

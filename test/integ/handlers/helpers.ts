@@ -10,6 +10,18 @@ export function tempMount(): { path: string; cleanup(): void } {
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** Points the handlers' SDK clients at moto (S3) and the local Lambda endpoint, with dummy credentials. */
+export function localEndpointsEnv(motoUrl: string, lambdaUrl: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_S3: motoUrl,
+    AWS_ENDPOINT_URL_LAMBDA: lambdaUrl,
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+  };
+}
+
 export function list(dir: string): string[] {
   try {
     return readdirSync(dir).sort();
