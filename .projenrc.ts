@@ -227,6 +227,19 @@ project.testTask.exec('tsc --noEmit -p test/tsconfig.json');
 // asset"): every package task builds them first.
 for (const name of ['package:js', 'package:python']) project.tasks.tryFind(name)?.prependSpawn(project.tasks.tryFind('bundle')!);
 
+// The @example blocks, compiled against rosetta/default.ts-fixture and translated: jsii-pacmak
+// reads the tablet this writes beside .jsii (.jsii.tabl.json) and puts Python and Java examples
+// into the docstrings and the javadoc. Without it they would show TypeScript.
+const rosetta = project.addTask('rosetta:extract', {
+  description: 'Compile and translate the @example blocks and README snippets into .jsii.tabl.json for jsii-pacmak',
+  exec: 'jsii-rosetta extract --compile .jsii',
+});
+const packagePython = project.tasks.tryFind('package:python')!;
+packagePython.reset();
+packagePython.spawn(project.tasks.tryFind('bundle')!);
+packagePython.spawn(rosetta);
+packagePython.exec('jsii-pacmak -v --target python');
+
 // Java packaging: Maven Central's version list for aws-cdk-lib is stale (the 2.271.0 jar is there,
 // but maven-metadata.xml stops earlier), so the range [2.271.0,3) only resolves from a seeded repo.
 const seedMaven = project.addTask('seed:maven', {
@@ -237,6 +250,7 @@ const packageJava = project.tasks.tryFind('package:java')!;
 packageJava.reset();
 packageJava.spawn(project.tasks.tryFind('bundle')!);
 packageJava.spawn(seedMaven);
+packageJava.spawn(rosetta);
 packageJava.exec('jsii-pacmak -v --target java --maven-local-repository .m2-local');
 
 project.addTask('test:bindings', {

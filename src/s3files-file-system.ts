@@ -387,7 +387,7 @@ export interface IS3FilesFileSystem extends IResource, ec2.IConnectable {
   /**
    * The amazon-efs-utils client metric `S3BucketAccessible` (1 = the client can read the bucket for
    * direct reads), from EC2 instances and ECS tasks that mount this file system (never Lambda).
-   * Pass `dimensionsMap: { Bucket, InstanceId }` to pick one instance.
+   * Give the `Bucket` and `InstanceId` dimensions in the options' dimensions map to pick one instance.
    * @param props metric options
    * @default - statistic Minimum, 1 minute, dimension Bucket
    */
@@ -674,7 +674,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    *
    * An imported file system needs no waiter (it exists) and its file-system policy is not this
    * app's to change: grants add identity statements (and the client tag, with `clientTagKey`).
-   * New access points on it (`new S3FilesAccessPoint(scope, id, { fileSystem })`) get a waiter of
+   * New access points on it (an `S3FilesAccessPoint` given this file system) get a waiter of
    * their own in their stack; existing ones are imported with `fromAccessPointAttributes`.
    * @param scope the scope of the imported construct
    * @param id its id

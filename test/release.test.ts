@@ -29,10 +29,16 @@ describe('the release workflow', () => {
     for (const secret of secrets) expect(publish!.env?.[secret]).toBe(`\${{ secrets.${secret} }}`);
   });
 
-  test('the release task checks the metadata first, and every package task builds the handler bundles', () => {
+  test('the release task checks the metadata first; every package task builds the handler bundles, and the examples for Python and Java', () => {
     const tasks = JSON.parse(readFileSync(join(root, '.projen', 'tasks.json'), 'utf8')).tasks;
     expect(tasks.release.steps[0]).toEqual({ exec: 'node scripts/check-release-metadata.js' });
     for (const name of ['package:js', 'package:python', 'package:java']) expect(tasks[name].steps[0]).toEqual({ spawn: 'bundle' });
+    // and the Python and Java packages get the examples translated (jsii-pacmak reads the tablet)
+    for (const name of ['package:python', 'package:java']) {
+      const steps = tasks[name].steps.map((st: { spawn?: string; exec?: string }) => st.spawn ?? st.exec);
+      expect(steps.indexOf('rosetta:extract')).toBeGreaterThan(-1);
+      expect(steps.indexOf('rosetta:extract')).toBeLessThan(steps.findIndex((st: string) => st.startsWith('jsii-pacmak')));
+    }
   });
 });
 
