@@ -112,4 +112,9 @@ describe('versions come from Conventional Commits: in 0.x a breaking change bump
     expect(out.tag).toBe(`v${version}`);
     expect(out.changelog).toMatch(entry);
   });
+  // Last: it removes the tag the cases above start from.
+  test('without any release tag, the first release keeps package.json\'s version (README: tag the start by hand)', () => {
+    git('tag', '-d', 'v0.1.0');
+    expect(bump().version).toBe('0.0.0');
+  });
 });
