@@ -16,8 +16,9 @@ const project = new awscdk.AwsCdkConstructLibrary({
   packageManager: javascript.NodePackageManager.NPM,
   projenrcTs: true,
   // Tests run in .ci/run; GitHub holds only the release pipeline: on every push to main, versioning
-  // from Conventional Commits (in 0.x a breaking change bumps the minor, fix/feat the patch), release notes as the
-  // changelog, then publish jobs for npm, PyPI and Maven Central (README, "Releasing").
+  // from Conventional Commits (in 0.x a breaking change bumps the minor, fix/feat the patch),
+  // release notes as the changelog, then publish jobs for npm, PyPI and Maven Central (README,
+  // "Releasing").
   github: true,
   githubOptions: { mergify: false, pullRequestLint: false },
   buildWorkflow: false,
@@ -127,8 +128,9 @@ const project = new awscdk.AwsCdkConstructLibrary({
 // ---------------------------------------------------------------------------
 // Handlers, bundled with esbuild at build time (no esbuild/Docker at the user's synth).
 // The S3 Files client is bundled: the Lambda runtime's SDK may predate it.
-// The Node.js runtime (nodejs24.x, the newest aws-cdk-lib offers) ships the whole SDK v3; the credential chain's interface is stable, so the
-// bundled S3 Files client borrows the runtime's copy (keeps the waiter under 250 KB).
+// The Node.js runtime (nodejs24.x, the newest aws-cdk-lib offers) ships the whole SDK v3; the
+// credential chain's interface is stable, so the bundled S3 Files client borrows the runtime's copy
+// (keeps the waiter under 250 KB).
 const runtimeProvidedSdk = ['@aws-sdk/client-s3', '@aws-sdk/client-lambda', '@aws-sdk/credential-provider-node'];
 const handlerBundling = {
   externals: runtimeProvidedSdk,
@@ -166,7 +168,7 @@ for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepar
   });
 }
 project.addPackageIgnore('/assets/integ/');
-// jsii-docgen's translation cache of the examples: rebuilt on every docgen.
+// jsii-rosetta's tablet of translated examples (written by rosetta:extract and by docgen).
 project.gitignore.exclude('/.jsii.tabl.json');
 project.addPackageIgnore('/.jsii.tabl.json');
 
@@ -225,7 +227,8 @@ project.testTask.exec('tsc --noEmit -p test/tsconfig.json');
 
 // A wheel, jar or tarball without the handler bundles fails at the user's synth ("Cannot find
 // asset"): every package task builds them first.
-for (const name of ['package:js', 'package:python']) project.tasks.tryFind(name)?.prependSpawn(project.tasks.tryFind('bundle')!);
+// (package:python and package:java are rebuilt below with the bundle as their first step.)
+project.tasks.tryFind('package:js')!.prependSpawn(project.tasks.tryFind('bundle')!);
 
 // The @example blocks, compiled against rosetta/default.ts-fixture and translated: jsii-pacmak
 // reads the tablet this writes beside .jsii (.jsii.tabl.json) and puts Python and Java examples
