@@ -14,7 +14,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { invoke, NamedText, SEED_CONCURRENCY, verifyMount, waitUntilWhole } from './steps';
+import { awaitImported, invokeOnSeeded, NamedText, SEED_CONCURRENCY, verifyMount } from './steps';
 import { s3Client } from '../shared/aws';
 import { intSetting, requireEnv } from '../shared/common';
 import { renderTable } from '../shared/markdown';
@@ -129,17 +129,8 @@ export async function directRead(event: DirectReadEvent): Promise<DirectReadResu
         await mapPool(texts, SEED_CONCURRENCY, (t) => s3.send(new PutObjectCommand({
           Bucket: bucket, Key: `${prefix}inbox/${t.name}`, Body: t.text, ContentType: 'text/plain; charset=utf-8',
         })));
-        const waited = await waitUntilWhole(inbox, texts, syncTimeoutSeconds, syncPollMs, t0);
-        if (typeof waited !== 'number') {
-          throw new Error(`Seeded ${files} ${size} file(s) through S3 under ${prefix}inbox/, but the mount's inbox/ did not show them all `
-            + `(${waited}). Check that S3FILES_PREFIX is the key prefix of the access point's root.`);
-        }
-        const fn = functions[mode];
-        const { result, wallMs } = await invoke(fn, {});
-        if (result.files !== files || result.errors.length > 0) {
-          throw new Error(`Direct-read run ${run + 1} (${size}, ${mode}): ${fn} processed ${result.files} file(s) with ${result.errors.length} `
-            + `error(s), but ${files} were seeded; timings discarded. ${result.errors.slice(0, 5).map((x) => `${x.name}: ${x.error}`).join('; ')}`.trim());
-        }
+        await awaitImported(inbox, texts, prefix, syncTimeoutSeconds, syncPollMs, t0, `${files} ${size} file(s)`);
+        const { result, wallMs } = await invokeOnSeeded(`Direct-read run ${run + 1} (${size}, ${mode})`, functions[mode], {}, files);
         const problems = await verifyMount(mount, texts);
         if (problems.length > 0) {
           throw new Error(`Direct-read run ${run + 1} (${size}, ${mode}): ${problems.length} file(s) not processed correctly: ${problems.slice(0, 5).join('; ')}`);

@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { coldStart, ColdStartEvent, ColdStartResult } from './cold-start';
 import { directRead, DirectReadEvent, DirectReadResult } from './direct-read';
-import { checkMeta, invoke, NamedText, pollUntil, SEED_CONCURRENCY, verifyMount, waitUntilWhole } from './steps';
+import { awaitImported, checkMeta, invokeOnSeeded, NamedText, pollUntil, SEED_CONCURRENCY, verifyMount } from './steps';
 import { s3Client } from '../shared/aws';
 import { errorMessage, intSetting, requireEnv, Timings } from '../shared/common';
 import { renderTable } from '../shared/markdown';
@@ -183,12 +183,7 @@ async function processors(e: BenchmarkEvent): Promise<BenchmarkResult> {
     const order: ('s3api' | 's3files')[] = run % 2 === 0 ? ['s3api', 's3files'] : ['s3files', 's3api'];
     for (const which of order) {
       const fn = which === 's3api' ? env.s3apiFunction : env.s3filesFunction;
-      const { result, wallMs } = await invoke(fn, concurrency === undefined ? {} : { concurrency });
-      // Timings only mean something for exactly the seeded work.
-      if (result.files !== files || result.errors.length > 0) {
-        throw new Error(`Benchmark run ${run + 1}: ${fn} processed ${result.files} file(s) with ${result.errors.length} error(s), but `
-          + `${files} were seeded; timings discarded. ${result.errors.slice(0, 5).map((x) => `${x.name}: ${x.error}`).join('; ')}`.trim());
-      }
+      const { result, wallMs } = await invokeOnSeeded(`Benchmark run ${run + 1}`, fn, concurrency === undefined ? {} : { concurrency }, files);
       sides[which].push({ timings: result.timings, wallMs });
     }
     const problems = [...await verifyS3(s3, env, texts), ...await verifyMount(env.mount, texts)];
@@ -244,12 +239,7 @@ async function seedInboxes(
     }
   });
   if (via === 'mount') return undefined;
-  const waited = await waitUntilWhole(inbox, texts, timeoutSeconds, pollMs, t0);
-  if (typeof waited !== 'number') {
-    throw new Error(`Seeded ${texts.length} file(s) through S3 under ${env.prefix}inbox/, but the mount's inbox/ did not show them all `
-      + `(${waited}). Check that S3FILES_PREFIX is the key prefix of the access point's root, or seed with seedVia "mount".`);
-  }
-  return waited;
+  return awaitImported(inbox, texts, env.prefix, timeoutSeconds, pollMs, t0, `${texts.length} file(s)`, ', or seed with seedVia "mount"');
 }
 
 async function verifyS3(s3: S3Client, env: Env, texts: NamedText[]): Promise<string[]> {

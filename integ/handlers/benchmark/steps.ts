@@ -14,7 +14,7 @@ export const SEED_CONCURRENCY = 16;
 
 export type NamedText = SeededText & { name: string };
 
-export async function invoke(functionName: string, payload: object): Promise<{ result: ProcessorResult; wallMs: number }> {
+async function invoke(functionName: string, payload: object): Promise<{ result: ProcessorResult; wallMs: number }> {
   const t0 = performance.now();
   const res = await lambdaClient().send(new InvokeCommand({
     FunctionName: functionName,
@@ -87,10 +87,36 @@ export async function pollUntil(
 }
 
 
-/** Polls until every file shows on the mount whole (its full size): ms waited, or why not. */
-export async function waitUntilWhole(dir: string, texts: NamedText[], timeoutSeconds: number, pollMs: number, t0: number): Promise<number | string> {
-  return pollUntil(async () => {
-    const sizes = await mapPool(texts, SEED_CONCURRENCY, (t) => lstat(join(dir, t.name)).then((st) => st.size, () => -1));
+/**
+ * Waits until the mount's inbox/ shows every file seeded through S3 under `<prefix>inbox/` whole
+ * (its full size), as S3 Files imports it: the ms since `t0`, or an error that names the fix.
+ * `what` says what was seeded ("2 file(s)"); `hint` ends the fix with another way out, if any.
+ */
+export async function awaitImported(
+  inbox: string, texts: NamedText[], prefix: string, timeoutSeconds: number, pollMs: number, t0: number, what: string, hint = '',
+): Promise<number> {
+  const waited = await pollUntil(async () => {
+    const sizes = await mapPool(texts, SEED_CONCURRENCY, (t) => lstat(join(inbox, t.name)).then((st) => st.size, () => -1));
     return sizes.every((size, i) => size === texts[i].bytes);
   }, timeoutSeconds, pollMs, t0);
+  if (typeof waited !== 'number') {
+    throw new Error(`Seeded ${what} through S3 under ${prefix}inbox/, but the mount's inbox/ did not show them all `
+      + `(${waited}). Check that S3FILES_PREFIX is the key prefix of the access point's root${hint}.`);
+  }
+  return waited;
+}
+
+/**
+ * Invokes a processor over exactly the seeded files. Timings only mean something for that work, so
+ * another count or any error fails the run (`run` names it in the message).
+ */
+export async function invokeOnSeeded(
+  run: string, functionName: string, payload: object, seeded: number,
+): Promise<{ result: ProcessorResult; wallMs: number }> {
+  const { result, wallMs } = await invoke(functionName, payload);
+  if (result.files !== seeded || result.errors.length > 0) {
+    throw new Error(`${run}: ${functionName} processed ${result.files} file(s) with ${result.errors.length} error(s), but `
+      + `${seeded} were seeded; timings discarded. ${result.errors.slice(0, 5).map((x) => `${x.name}: ${x.error}`).join('; ')}`.trim());
+  }
+  return { result, wallMs };
 }
