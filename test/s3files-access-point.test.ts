@@ -84,7 +84,7 @@ describe('S3FilesAccessPoint', () => {
     granted('Writer', ['s3files:ClientMount', 's3files:ClientWrite']);
     granted('Admin', ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
     granted('Custom', 's3files:ClientMount');
-    t.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: (ap.fileSystem as S3FilesFileSystem).clientTagKey, Value: 'true' }] });
+    expect(JSON.stringify(t.toJSON())).not.toMatch(/s3files-client-|PrincipalTag/);
     expect(() => ap.grant(client('Bad'), 'ec2:DescribeInstances')).toThrow(/invalid actions "ec2:DescribeInstances": only s3files: actions/);
   });
 

@@ -154,8 +154,15 @@ describe('S3FilesFileSystem: service role', () => {
           {
             Sid: 'EventBridgeReadRules',
             Effect: 'Allow',
-            Action: ['events:DescribeRule', 'events:ListRules', 'events:ListRuleNamesByTarget', 'events:ListTargetsByRule'],
+            Action: ['events:DescribeRule', 'events:ListTargetsByRule'],
             Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':events:*:*:rule/*']] },
+          },
+          {
+            // No resource-level permissions (AWS's service authorization data): on rule/* they would authorize nothing.
+            Sid: 'EventBridgeListRules',
+            Effect: 'Allow',
+            Action: ['events:ListRules', 'events:ListRuleNamesByTarget'],
+            Resource: '*',
           },
         ]),
       },
@@ -410,13 +417,12 @@ describe('S3FilesFileSystem: mount targets', () => {
 describe('S3FilesFileSystem: file system policy and grants', () => {
   const CLIENT_ACTIONS = ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'];
 
-  test('denies s3files:* without TLS and the client actions to every principal without the client tag', () => {
+  test('denies s3files:* without TLS, and the client actions to every principal mounting without an access point', () => {
     // GIVEN / WHEN
-    const { template, fs, stack } = fileSystem();
-    // THEN
+    const { template } = fileSystem();
+    // THEN only documented keys: aws:SecureTransport and s3files:AccessPointArn
     const [, policy] = only(template(), 'AWS::S3Files::FileSystemPolicy');
     const fsArn = { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] };
-    expect(fs.clientTagKey).toMatch(/^s3files-client-[0-9a-f]{16}$/);
     expect(policy.Properties.Policy.Statement).toEqual([{
       Sid: 'DenyInsecureTransport',
       Effect: 'Deny',
@@ -425,18 +431,28 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
       Resource: fsArn,
       Condition: { Bool: { 'aws:SecureTransport': 'false' } },
     }, {
-      Sid: 'DenyClientsWithoutClientTag',
+      Sid: 'DenyMountsWithoutAccessPoint',
       Effect: 'Deny',
       Principal: { AWS: '*' },
       Action: CLIENT_ACTIONS,
       Resource: fsArn,
-      Condition: { StringNotEquals: { [`aws:PrincipalTag/${fs.clientTagKey}`]: 'true' } },
+      Condition: { Null: { 's3files:AccessPointArn': 'true' } },
     }]);
     expect(policy.Properties.FileSystemId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] });
-    expect(stack.resolve(fs.clientTagValue)).toBe('true');
+    expect(JSON.stringify(template().toJSON())).not.toMatch(/PrincipalTag|s3files-client-/);
   });
 
-  test('grantRead/grantReadWrite/grantRootAccess follow aws-efs: mount, mount+write, all three; each tags the role; the file system policy stays the same', () => {
+  test('allowMountsWithoutAccessPoint drops the access-point Deny, and only that; a non-boolean is refused', () => {
+    // GIVEN / WHEN
+    const { template } = fileSystem({ allowMountsWithoutAccessPoint: true });
+    // THEN
+    const [, policy] = only(template(), 'AWS::S3Files::FileSystemPolicy');
+    expect(policy.Properties.Policy.Statement.map((st: any) => st.Sid)).toEqual(['DenyInsecureTransport']);
+    expect(() => fileSystem({ allowMountsWithoutAccessPoint: 'yes' as any }))
+      .toThrow(/invalid allowMountsWithoutAccessPoint "yes": it must be true or false.*Fix: pass allowMountsWithoutAccessPoint: true or false, or omit it/);
+  });
+
+  test('grantRead/grantReadWrite/grantRootAccess follow aws-efs: mount, mount+write, all three; no role is tagged; the file system policy stays the same', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
     const client = (id: string) => new iam.Role(stack, id, { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
@@ -459,11 +475,10 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     granted('Admin', ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess']);
     granted('Custom', ['s3files:ClientMount', 's3files:ClientRootAccess']);
     for (const role of ['Reader', 'Writer', 'Admin', 'Custom']) {
-      expect(t.findResources('AWS::IAM::Role')[Object.keys(t.findResources('AWS::IAM::Role')).find((k) => k.startsWith(role))!].Properties.Tags)
-        .toEqual(expect.arrayContaining([{ Key: fs.clientTagKey, Value: 'true' }]));
+      expect(t.findResources('AWS::IAM::Role')[Object.keys(t.findResources('AWS::IAM::Role')).find((k) => k.startsWith(role))!].Properties.Tags).toBeUndefined();
     }
     const [, policy] = only(t, 'AWS::S3Files::FileSystemPolicy');
-    expect(policy.Properties.Policy.Statement.map((st: any) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyClientsWithoutClientTag']);
+    expect(policy.Properties.Policy.Statement.map((st: any) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyMountsWithoutAccessPoint']);
   });
 
   test('grant() takes only s3files: actions, at least one; tokens pass', () => {
@@ -476,7 +491,7 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     expect(() => fs.grant(role, Lazy.string({ produce: () => 's3files:ClientMount' }))).not.toThrow();
   });
 
-  test('a principal that cannot be tagged or granted gets a warning naming the tag to add', () => {
+  test('a principal that cannot be granted gets a warning saying what to attach', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
     const imported = iam.Role.fromRoleArn(stack, 'Imported', 'arn:aws:iam::111111111111:role/fixed', { mutable: false });
@@ -484,16 +499,17 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     // WHEN
     fs.grantRead(imported);
     const grant = fs.grantRead({ grantPrincipal: service });
-    // THEN the grant that could not be added says so, and so does the missing tag
+    // THEN each grant that could not be added says so, once
     expect(grant.success).toBe(false);
     const text = warnings(stack).join('\n');
-    expect(text).toMatch(/could not be granted s3files:ClientMount: it is an imported or immutable principal/);
-    expect(text).toMatch(new RegExp(`TestStack/Imported is not an IAM role created in this app.*${fs.clientTagKey}=true.*immutable.*dropped as well`));
+    expect(text).toMatch(/TestStack\/Imported could not be granted s3files:ClientMount: it is an imported or immutable principal.*Attach a policy allowing s3files:ClientMount on this file system to it yourself\./);
+    expect(text).toMatch(/ec2\.amazonaws\.com.* could not be granted s3files:ClientMount/);
+    expect(text).not.toMatch(/tag/i);
     const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
     expect(policy.Properties.Policy.Statement).toHaveLength(2);
   });
 
-  test('a grantee in another stack is tagged and granted there; this stack names no role of it', () => {
+  test('a grantee in another stack is granted there; this stack names no role of it', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
     const other = new Stack(stack.node.root as App, 'Other');
@@ -503,7 +519,6 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     // THEN
     const otherTemplate = Template.fromStack(other);
     expect(JSON.stringify(otherTemplate.toJSON())).toContain('s3files:ClientMount');
-    otherTemplate.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: fs.clientTagKey, Value: 'true' }] });
     expect(JSON.stringify(Template.fromStack(stack).toJSON())).not.toMatch(/Other|Client[0-9A-F]{8}/);
     expect(warnings(stack)).toEqual([]);
   });

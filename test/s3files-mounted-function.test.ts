@@ -106,15 +106,15 @@ describe('S3FilesMountedFunction: defaults', () => {
     });
   });
 
-  test('the function role carries the client tag the file system policy requires; the policy names no function', () => {
+  test('the file system policy names no function and the function role carries no tag: the identity grant and the access point are what count', () => {
     // GIVEN / WHEN
-    const { template, fn } = mounted();
+    const { template } = mounted();
     // THEN
     const t = template();
-    expect(fileSystemPolicyStatements(t).map((st) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyClientsWithoutClientTag']);
+    expect(fileSystemPolicyStatements(t).map((st) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyMountsWithoutAccessPoint']);
     expect(JSON.stringify(fileSystemPolicyStatements(t))).not.toContain('ProcessorServiceRole');
     const [, role] = byPrefix(t, 'AWS::IAM::Role', 'ProcessorServiceRole');
-    expect(role.Properties.Tags).toEqual([{ Key: (fn.fileSystem as S3FilesFileSystem).clientTagKey, Value: 'true' }]);
+    expect(role.Properties.Tags).toBeUndefined();
   });
 
   test('joins the file system\'s client security group, next to its own; no rule names the function', () => {

@@ -100,7 +100,6 @@ class ImportedStack(cdk.Stack):
             vpc=vpc,
             availability_zones=["us-east-1a", "us-east-1b"],
             client_security_group=ec2.SecurityGroup.from_security_group_id(self, "Clients", "sg-0123456789abcdef0"),
-            client_tag_key="s3files-client-0123456789abcdef",
             bucket=s3.Bucket.from_bucket_name(self, "Bucket", "shared-data-bucket"),
         )
         access_point = S3FilesAccessPoint.from_access_point_attributes(
@@ -142,7 +141,6 @@ class OtherComputeStack(cdk.Stack):
             vpc=vpc,
             availability_zones=["us-east-1a", "us-east-1b"],
             client_security_group=ec2.SecurityGroup.from_security_group_id(self, "Clients", "sg-0123456789abcdef0"),
-            client_tag_key="s3files-client-0123456789abcdef",
             bucket=s3.Bucket.from_bucket_name(self, "Bucket", "shared-data-bucket"),
         )
         access_point = S3FilesAccessPoint.from_access_point_attributes(

@@ -19,8 +19,6 @@ const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Shared', {
   availabilityZones: ['us-east-1a', 'us-east-1b'],
   // A group the mount targets admit on 2049 (or securityGroups: the mount targets' own groups).
   clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Clients', 'sg-0123456789abcdef0'),
-  // The tag its file-system policy requires (a file system of this library: its clientTagKey).
-  clientTagKey: 's3files-client-0123456789abcdef',
   bucket: s3.Bucket.fromBucketName(stack, 'Bucket', 'shared-data-bucket'),
 });
 const team = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Team', {

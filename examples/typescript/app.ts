@@ -72,7 +72,6 @@ export class ImportedStack extends Stack {
       vpc,
       availabilityZones: ['us-east-1a', 'us-east-1b'],
       clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'Clients', 'sg-0123456789abcdef0'),
-      clientTagKey: 's3files-client-0123456789abcdef',
       bucket: s3.Bucket.fromBucketName(this, 'Bucket', 'shared-data-bucket'),
     });
     const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, 'Team', {
@@ -106,7 +105,6 @@ export class OtherComputeStack extends Stack {
       vpc,
       availabilityZones: ['us-east-1a', 'us-east-1b'],
       clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'Clients', 'sg-0123456789abcdef0'),
-      clientTagKey: 's3files-client-0123456789abcdef',
       bucket: s3.Bucket.fromBucketName(this, 'Bucket', 'shared-data-bucket'),
     });
     const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, 'Results', {

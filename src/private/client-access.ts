@@ -40,7 +40,7 @@ export function clientActions(options: ClientAccessOptions): string[] {
 
 /**
  * Everything a mounting principal needs on the file system: the client actions limited to the
- * access point (and the client tag), the two reads ECS and AgentCore validate with
+ * access point, the two reads ECS and AgentCore validate with
  * (`s3files:GetAccessPoint` on the access point, `s3files:ListMountTargets` on the file system;
  * GetAccessPoint does not carry the access-point condition key, so it is a statement of its own),
  * and, unless turned off, the direct-read grant.
@@ -135,7 +135,7 @@ export function checkClientAzs(scope: IConstruct, info: FileSystemMountInfo, sub
 /**
  * Makes the resource that mounts (or launches what mounts) wait for the access point and the mount
  * targets to be available, not merely created, and for the file system policy, so first mounts
- * already find the client Deny satisfied by the role's tag.
+ * meet the policy they will be held to.
  */
 export function waitForMount(resource: IConstruct, accessPoint: S3FilesAccessPointBase, info: FileSystemMountInfo): void {
   resource.node.addDependency(accessPoint.available);

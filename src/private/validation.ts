@@ -243,3 +243,11 @@ export function validateContainerPath(scope: IConstruct, path: string, prop = 'c
     invalid(scope, prop, path, 'it must be an absolute path other than "/", without "." or ".." components', 'use a path such as "/mnt/s3files"');
   }
 }
+
+/** A boolean prop: JavaScript callers (and tokens) can pass anything; a token is refused, the policy is rendered at synth. */
+export function validateBoolean(scope: IConstruct, prop: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') {
+    invalid(scope, prop, value, 'it must be true or false (it decides the file system policy at synth time, so no token either)', `pass ${prop}: true or false, or omit it`);
+  }
+  return value;
+}

@@ -63,7 +63,6 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
       Action: ['s3:GetObject', 's3:GetObjectVersion'],
       Resource: { 'Fn::Join': ['', [{ 'Fn::ImportValue': expect.stringMatching(/Bucket/) }, '/data/*']] },
     })]));
-    t.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: fileSystem.clientTagKey, Value: 'true' }] });
     // AND the compute stack waits for storage (the waiter is there); storage never references compute
     expect(compute.dependencies).toContain(storage);
     expect(JSON.stringify(Template.fromStack(storage).toJSON())).not.toContain('Worker');
@@ -110,7 +109,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
     const mountTargets = ec2.SecurityGroup.fromSecurityGroupId(stack, 'MtSg', 'sg-0123456789abcdef0');
     const bucket = s3.Bucket.fromBucketName(stack, 'Bucket', 'their-bucket');
     const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', {
-      fileSystemId: 'fs-0123456789abcdef0', vpc, securityGroups: [mountTargets], clientTagKey: 's3files-client-0123456789abcdef', bucket, prefix: 'shared/',
+      fileSystemId: 'fs-0123456789abcdef0', vpc, securityGroups: [mountTargets], bucket, prefix: 'shared/',
     });
     const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'TheirAp', { fileSystem, accessPointId: 'fsap-0123456789abcdef0', path: '/team' });
     const fn = userNodejsFunction(stack, 'Worker', vpc);
@@ -130,13 +129,12 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
       ToPort: 2049,
       SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WorkerSecurityGroup'), 'GroupId'] },
     });
-    // AND identity grants on the file system ARN, scoped to the access point; the role is tagged; direct reads under shared/team/
+    // AND identity grants on the file system ARN, scoped to the access point; direct reads under shared/team/
     const st = statements(t, 'Worker');
     expect(st).toEqual(expect.arrayContaining([
       expect.objectContaining({ Action: ['s3files:ClientMount', 's3files:ClientWrite'], Resource: fsArn }),
       expect.objectContaining({ Sid: 'S3FilesDirectRead', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::their-bucket/shared/team/*']] } }),
     ]));
-    t.hasResourceProperties('AWS::IAM::Role', { Tags: [{ Key: 's3files-client-0123456789abcdef', Value: 'true' }] });
     // AND nothing waits (it exists): no DependsOn beyond the function's own role and its VPC's routes
     const [, cfn] = Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Worker'))!;
     expect((cfn.DependsOn ?? []).filter((d: string) => !/^(WorkerServiceRole|VpcIsolatedSubnet)/.test(d))).toEqual([]);
@@ -231,7 +229,7 @@ describe('mountOnFunction and imports: clear errors', () => {
     expect(() => S3FilesAccessPoint.fromAccessPointAttributes(stack, 'BadId', { fileSystem: imported, accessPointId: 'ap-1' })).toThrow(/invalid accessPointId "ap-1"/);
   });
 
-  test('grants on an imported file system are identity statements; without a client tag key nothing is tagged', () => {
+  test('grants on an imported file system are identity statements; no role is tagged', () => {
     const stack = newStack();
     const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
     const role = new iam.Role(stack, 'Reader', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });

@@ -159,7 +159,6 @@ export function buildValidatorApp(outdir: string): App {
     vpc: theirVpc,
     availabilityZones: ['us-east-1a', 'us-east-1b'],
     securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(consumer, 'MountTargets', 'sg-0123456789abcdef0')],
-    clientTagKey: 's3files-client-0123456789abcdef',
     bucket: s3.Bucket.fromBucketName(consumer, 'Bucket', 'their-bucket'),
     prefix: 'shared/',
   });

@@ -135,7 +135,6 @@ public final class ExampleApp {
                 .vpc(vpc)
                 .availabilityZones(List.of("us-east-1a", "us-east-1b"))
                 .clientSecurityGroup(SecurityGroup.fromSecurityGroupId(this, "Clients", "sg-0123456789abcdef0"))
-                .clientTagKey("s3files-client-0123456789abcdef")
                 .bucket(Bucket.fromBucketName(this, "Bucket", "shared-data-bucket"))
                 .build());
             IS3FilesAccessPoint accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, "Team", S3FilesAccessPointAttributes.builder()
@@ -169,7 +168,6 @@ public final class ExampleApp {
                 .vpc(vpc)
                 .availabilityZones(List.of("us-east-1a", "us-east-1b"))
                 .clientSecurityGroup(SecurityGroup.fromSecurityGroupId(this, "Clients", "sg-0123456789abcdef0"))
-                .clientTagKey("s3files-client-0123456789abcdef")
                 .bucket(Bucket.fromBucketName(this, "Bucket", "shared-data-bucket"))
                 .build());
             IS3FilesAccessPoint accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, "Results", S3FilesAccessPointAttributes.builder()

@@ -1,0 +1,286 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { runSimulation } from '@cloud-copilot/iam-simulate';
+import { ACCOUNT, CfnResolver, fileSystemArn, Templates } from './cfn-resolve';
+import { synthExample } from '../util/synth-example';
+import { S3FilesFileSystem } from '../../src';
+import { synthesizeTemplates } from '../validators/templates';
+
+// Who can mount, decided by an IAM evaluator nobody on this project wrote (@cloud-copilot/iam-simulate,
+// a test-only devDependency), on the synthesized templates with every token resolved to a concrete
+// ARN, and with only the request context S3 Files documents for a mount: s3files:AccessPointArn
+// (the access point mounted through; absent for a mount of the root) and aws:SecureTransport.
+
+type Json = any;
+type Decision = 'Allowed' | 'ExplicitlyDenied' | 'ImplicitlyDenied';
+const CLIENT = ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'] as const;
+const list = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
+
+let resolver: CfnResolver;
+
+/** Every identity policy document attached to a role (inline, IAM::Policy, customer managed), resolved. */
+function identityPolicies(stack: string, roleId: string): Json[] {
+  const out: Json[] = [];
+  for (const s of resolver.stacks) {
+    for (const r of Object.values<Json>(resolver.template(s).Resources)) {
+      if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;
+      const roles = resolver.resolve(s, list(r.Properties.Roles));
+      if (roles.includes(resolver.roleName(stack, roleId))) out.push(resolver.resolve(s, r.Properties.PolicyDocument));
+    }
+  }
+  const role = resolver.template(stack).Resources[roleId];
+  for (const p of list<Json>(role.Properties.Policies)) out.push(resolver.resolve(stack, p.PolicyDocument));
+  return out;
+}
+
+/** The file-system policy of each file system in the app, by file-system ARN. */
+function fileSystemPolicies(): Map<string, Json> {
+  const out = new Map<string, Json>();
+  for (const s of resolver.stacks) {
+    for (const r of Object.values<Json>(resolver.template(s).Resources)) {
+      if (r.Type === 'AWS::S3Files::FileSystemPolicy') {
+        out.set(fileSystemArn(resolver.resolve(s, r.Properties.FileSystemId)), resolver.resolve(s, r.Properties.Policy));
+      }
+    }
+  }
+  return out;
+}
+
+interface Client {
+  readonly stack: string;
+  readonly role: string;
+  readonly accessPointArn: string;
+  readonly fileSystemArn: string;
+}
+
+/** Every (role, access point) the app grants a client action to, through the s3files:AccessPointArn condition. */
+function clients(): Client[] {
+  const out = new Map<string, Client>();
+  for (const s of resolver.stacks) {
+    const resources = resolver.template(s).Resources;
+    for (const r of Object.values<Json>(resources)) {
+      if (r.Type !== 'AWS::IAM::Policy') continue;
+      for (const st of list<Json>(r.Properties.PolicyDocument.Statement)) {
+        if (!list<string>(st.Action).some((a) => a.startsWith('s3files:Client'))) continue;
+        const ap = st.Condition?.ArnEquals?.['s3files:AccessPointArn'];
+        if (ap === undefined) continue;
+        for (const roleRef of list<Json>(r.Properties.Roles)) {
+          const roleId = roleOf(s, roleRef);
+          const client = {
+            stack: roleId.stack, role: roleId.id,
+            accessPointArn: resolver.resolve(s, ap), fileSystemArn: resolver.resolve(s, list(st.Resource)[0]),
+          };
+          out.set(`${client.stack}/${client.role}/${client.accessPointArn}`, client);
+        }
+      }
+    }
+  }
+  return [...out.values()];
+}
+
+/** The role a policy's `Roles` entry names: a Ref in this stack, or a role name resolved in another. */
+function roleOf(stack: string, ref: Json): { stack: string; id: string } {
+  if (typeof ref?.Ref === 'string' && resolver.template(stack).Resources[ref.Ref]?.Type === 'AWS::IAM::Role') return { stack, id: ref.Ref };
+  const name = resolver.resolve(stack, ref);
+  for (const s of resolver.stacks) {
+    for (const [id, r] of Object.entries<Json>(resolver.template(s).Resources)) {
+      if (r.Type === 'AWS::IAM::Role' && resolver.roleName(s, id) === name) return { stack: s, id };
+    }
+  }
+  throw new Error(`${stack}: role ${JSON.stringify(ref)} not found`);
+}
+
+async function decide(request: {
+  readonly identity: Json[]; readonly resourcePolicy: Json; readonly principal: string; readonly action: string;
+  readonly fileSystemArn: string; readonly accessPointArn?: string; readonly secureTransport?: boolean;
+}): Promise<Decision> {
+  const contextVariables: Record<string, string> = { 'aws:SecureTransport': String(request.secureTransport ?? true) };
+  if (request.accessPointArn) contextVariables['s3files:AccessPointArn'] = request.accessPointArn;
+  const response = await runSimulation({
+    identityPolicies: request.identity.map((policy, i) => ({ name: `policy${i}`, policy })),
+    serviceControlPolicies: [],
+    resourceControlPolicies: [],
+    resourcePolicy: request.resourcePolicy,
+    request: {
+      principal: request.principal,
+      action: request.action,
+      resource: { resource: request.fileSystemArn, accountId: ACCOUNT },
+      contextVariables,
+    },
+  }, {});
+  if (response.resultType === 'error') throw new Error(JSON.stringify(response.errors));
+  return response.overallResult as Decision;
+}
+
+function loadTemplates(outdir: string): Templates {
+  return Object.fromEntries(fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json'))
+    .map((f) => [f.replace('.template.json', ''), JSON.parse(fs.readFileSync(path.join(outdir, f), 'utf8'))]));
+}
+
+/** The tag Deny this library shipped before (on a key S3 Files does not document for clients). */
+const TAG_DENY = {
+  Sid: 'DenyClientsWithoutClientTag', Effect: 'Deny', Principal: { AWS: '*' }, Action: [...CLIENT],
+  Resource: '', Condition: { StringNotEquals: { 'aws:PrincipalTag/s3files-client-0123456789abcdef': 'true' } },
+};
+
+/**
+ * What each client of the validator app may do, by stack and role logical-id prefix: `write`
+ * (ClientWrite) and `root` (ClientRootAccess). Every client found must be listed, and every
+ * listed one found, so a new mount adapter or layout cannot go unevaluated.
+ */
+const EXPECTED: Array<{ readonly stack: string; readonly role: RegExp; readonly write: boolean; readonly root: boolean; readonly what: string }> = [
+  // The L3 in the file system's own stack (quick start); integ stacks use it too.
+  { stack: 'MinimalMountedFunction', role: /^FunctionServiceRole/, write: true, root: false, what: 'L3, same stack' },
+  { stack: 'S3FilesComparison', role: /^ProcessorS3FilesServiceRole|^Processor.*ServiceRole|^Benchmark|^PrepareDirectories|^ColdStartMounted/, write: true, root: false, what: 'integ L3s' },
+  { stack: 'S3FilesComparisonDestroy', role: /./, write: true, root: false, what: 'integ L3s, DESTROY' },
+  { stack: 'S3FilesSharedFileSystem', role: /^Reader/, write: false, root: false, what: 'read-only L3 sharing an access point' },
+  { stack: 'S3FilesSharedFileSystem', role: /^OwnershipFixer/, write: true, root: true, what: 'rootAccess L3' },
+  { stack: 'S3FilesSharedFileSystem', role: /./, write: true, root: false, what: 'writer L3' },
+  { stack: 'S3FilesCrossCompute', role: /TaskRole/, write: false, root: false, what: 'ECS task definition, read-only' },
+  { stack: 'S3FilesCrossCompute', role: /./, write: true, root: false, what: 'Lambda beside ECS' },
+  { stack: 'S3FilesEc2Benchmark', role: /./, write: true, root: false, what: 'EC2 instance' },
+  { stack: 'ImportedBucket', role: /^Reader/, write: false, root: false, what: 'L3 on an imported bucket, read-only' },
+  { stack: 'FullSurface', role: /./, write: true, root: false, what: 'L3 with every property' },
+  { stack: 'MultiStackCompute', role: /^Reader/, write: false, root: false, what: 'L3 in a sibling stack, shared access point, read-only' },
+  { stack: 'MultiStackCompute', role: /^(Writer|Own|UsersOwn)/, write: true, root: false, what: 'L3 and mountOnFunction in a sibling stack' },
+  { stack: 'MultiStackStorageWorkers', role: /^Worker/, write: true, root: false, what: 'L3 in a nested stack' },
+  { stack: 'OtherCompute', role: /^ReaderTaskRole/, write: false, root: false, what: 'ECS service, read-only' },
+  { stack: 'OtherCompute', role: /^JobRole/, write: true, root: false, what: 'Batch job' },
+  { stack: 'OtherCompute', role: /^HostInstanceRole/, write: true, root: false, what: 'EC2 instance' },
+  { stack: 'OtherCompute', role: /^FleetRole/, write: false, root: false, what: 'EC2 launch template of an Auto Scaling group, read-only' },
+  { stack: 'OtherCompute', role: /^Agent/, write: true, root: false, what: 'AgentCore runtime' },
+  { stack: 'ImportedFileSystem', role: /^Reader/, write: false, root: false, what: 'imported file system and access point, read-only' },
+  { stack: 'ImportedFileSystem', role: /^Writer/, write: true, root: false, what: 'new access point on an imported file system' },
+];
+
+function expectationFor(client: Client) {
+  const stack = client.stack.replace(/[0-9A-F]{8}\.nested$/, '');
+  return EXPECTED.find((e) => e.stack === stack && e.role.test(client.role));
+}
+
+describe('who can mount, by an independent IAM evaluator', () => {
+  let found: Client[];
+  let policies: Map<string, Json>;
+  let defaultPolicyOf: (fsArn: string) => Json;
+
+  beforeAll(() => {
+    resolver = new CfnResolver(loadTemplates(synthesizeTemplates().outdir));
+    found = clients();
+    policies = fileSystemPolicies();
+    // An imported file system's policy is its owner's: evaluate it with the policy this library writes.
+    const [arn, sample] = [...policies.entries()].find(([, p]) => list(p.Statement).length === 2)!;
+    defaultPolicyOf = (fsArn) => JSON.parse(JSON.stringify(sample).split(arn).join(fsArn));
+  });
+
+  const policyOf = (fsArn: string) => policies.get(fsArn) ?? defaultPolicyOf(fsArn);
+  const principalOf = (c: Client) => `arn:aws:iam::${ACCOUNT}:role/${resolver.roleName(c.stack, c.role)}`;
+
+  test('every client of every adapter and layout has an expectation, and the app has them all', () => {
+    const unexpected = found.filter((c) => !expectationFor(c)).map((c) => `${c.stack}/${c.role}`);
+    expect(unexpected).toEqual([]);
+    const covered = new Set(found.map((c) => expectationFor(c)!.what));
+    expect(EXPECTED.map((e) => e.what).filter((what) => !covered.has(what))).toEqual([]);
+    // Imported file systems are evaluated too (their ARN is built from the id).
+    expect(found.some((c) => c.fileSystemArn.endsWith('fs-0123456789abcdef0'))).toBe(true);
+  });
+
+  test('each granted client mounts through its access point; read-only is denied ClientWrite; without rootAccess, ClientRootAccess', async () => {
+    const wrong: string[] = [];
+    for (const c of found) {
+      const want = expectationFor(c)!;
+      const base = { identity: identityPolicies(c.stack, c.role), resourcePolicy: policyOf(c.fileSystemArn), principal: principalOf(c), fileSystemArn: c.fileSystemArn, accessPointArn: c.accessPointArn };
+      const got = {
+        mount: await decide({ ...base, action: 's3files:ClientMount' }),
+        write: await decide({ ...base, action: 's3files:ClientWrite' }),
+        root: await decide({ ...base, action: 's3files:ClientRootAccess' }),
+      };
+      const expected = { mount: 'Allowed', write: want.write ? 'Allowed' : 'ImplicitlyDenied', root: want.root ? 'Allowed' : 'ImplicitlyDenied' };
+      if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`${c.stack}/${c.role} (${want.what}): ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(found.length).toBeGreaterThanOrEqual(20);
+  }, 120_000);
+
+  test('a client is not allowed through another access point of the file system, nor without TLS', async () => {
+    const c = found.find((x) => x.stack === 'MultiStackCompute' && /^Writer/.test(x.role))!;
+    const other = found.find((x) => x.fileSystemArn === c.fileSystemArn && x.accessPointArn !== c.accessPointArn)!;
+    const base = { identity: identityPolicies(c.stack, c.role), resourcePolicy: policyOf(c.fileSystemArn), principal: principalOf(c), fileSystemArn: c.fileSystemArn };
+    expect(await decide({ ...base, action: 's3files:ClientMount', accessPointArn: other.accessPointArn })).toBe('ImplicitlyDenied');
+    expect(await decide({ ...base, action: 's3files:ClientMount', accessPointArn: c.accessPointArn, secureTransport: false })).toBe('ExplicitlyDenied');
+  });
+
+  test('a role holding s3files:Client* on "*" (a managed client policy) mounts through an access point, never the root', async () => {
+    // The documented limit of the default: the file-system policy cannot tell roles apart without naming them.
+    const c = found.find((x) => x.stack === 'MinimalMountedFunction')!;
+    const managed = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'], Resource: '*' }] };
+    const base = { identity: [managed], resourcePolicy: policyOf(c.fileSystemArn), principal: `arn:aws:iam::${ACCOUNT}:role/SomeAdmin`, fileSystemArn: c.fileSystemArn };
+    expect(await decide({ ...base, action: 's3files:ClientWrite', accessPointArn: c.accessPointArn })).toBe('Allowed');
+    for (const action of CLIENT) expect(await decide({ ...base, action })).toBe('ExplicitlyDenied');
+  });
+
+  test('with the tag Deny this library used to write, every client is denied: the evaluation tells the two apart', async () => {
+    const denied: string[] = [];
+    for (const c of found) {
+      const policy = policyOf(c.fileSystemArn);
+      const withTagDeny = { ...policy, Statement: [...list(policy.Statement), { ...TAG_DENY, Resource: c.fileSystemArn }] };
+      const got = await decide({ identity: identityPolicies(c.stack, c.role), resourcePolicy: withTagDeny, principal: principalOf(c), action: 's3files:ClientMount', fileSystemArn: c.fileSystemArn, accessPointArn: c.accessPointArn });
+      if (got === 'ExplicitlyDenied') denied.push(c.role);
+    }
+    expect(denied).toHaveLength(found.length);
+  }, 120_000);
+});
+
+describe('the README\'s per-role pin (addToResourcePolicy), by the same evaluator', () => {
+  test('the pinned role mounts through its access point only, whatever else it is granted; others are unaffected', async () => {
+    resolver = new CfnResolver(synthExample('one-access-point.ts'));
+    const template = resolver.template('PinnedClient');
+    const [policyResource] = Object.values<Json>(template.Resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
+    const policy = resolver.resolve('PinnedClient', policyResource.Properties.Policy);
+    const fsArn = fileSystemArn(resolver.resolve('PinnedClient', policyResource.Properties.FileSystemId));
+    const roleId = Object.keys(template.Resources).find((id) => id.startsWith('ReporterServiceRole') && template.Resources[id].Type === 'AWS::IAM::Role')!;
+    const apId = Object.keys(template.Resources).find((id) => template.Resources[id].Type === 'AWS::S3Files::AccessPoint')!;
+    const reports = resolver.resolve('PinnedClient', { 'Fn::GetAtt': [apId, 'AccessPointArn'] });
+    const elsewhere = `${fsArn}/access-point/fsap-0000000000000000a`;
+    const reporter = `arn:aws:iam::${ACCOUNT}:role/${resolver.roleName('PinnedClient', roleId)}`;
+    const anything = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 's3files:Client*', Resource: '*' }] };
+    const own = identityPolicies('PinnedClient', roleId);
+    // THEN through /reports it mounts and writes; through another access point, even with Client* on "*", it is denied
+    expect(await decide({ identity: own, resourcePolicy: policy, principal: reporter, action: 's3files:ClientWrite', fileSystemArn: fsArn, accessPointArn: reports })).toBe('Allowed');
+    expect(await decide({ identity: [...own, anything], resourcePolicy: policy, principal: reporter, action: 's3files:ClientMount', fileSystemArn: fsArn, accessPointArn: elsewhere })).toBe('ExplicitlyDenied');
+    // AND another role with the same broad grant is not caught by the pin
+    expect(await decide({ identity: [anything], resourcePolicy: policy, principal: `arn:aws:iam::${ACCOUNT}:role/Other`, action: 's3files:ClientMount', fileSystemArn: fsArn, accessPointArn: elsewhere })).toBe('Allowed');
+  }, 180_000);
+});
+
+describe('mounting the root (no access point), by the same evaluator', () => {
+  /** An administrator granted root access on the file system itself, with or without the opt-out. */
+  async function adminMountsRoot(allowMountsWithoutAccessPoint?: boolean): Promise<Decision[]> {
+    const app = new App();
+    const stack = new Stack(app, 'Admin');
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'i', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, allowMountsWithoutAccessPoint });
+    fileSystem.grantRootAccess(new iam.Role(stack, 'Admin', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }));
+    resolver = new CfnResolver({ Admin: Template.fromStack(stack).toJSON() });
+    const t = resolver.template('Admin');
+    const [policy] = Object.values<Json>(t.Resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
+    const roleId = Object.keys(t.Resources).find((id) => id.startsWith('Admin') && t.Resources[id].Type === 'AWS::IAM::Role')!;
+    const base = {
+      identity: identityPolicies('Admin', roleId), resourcePolicy: resolver.resolve('Admin', policy.Properties.Policy),
+      principal: `arn:aws:iam::${ACCOUNT}:role/${resolver.roleName('Admin', roleId)}`,
+      fileSystemArn: fileSystemArn(resolver.resolve('Admin', policy.Properties.FileSystemId)),
+    };
+    return Promise.all(CLIENT.map((action) => decide({ ...base, action })));
+  }
+
+  test('is denied by default, even to a role granted root access on the file system', async () => {
+    expect(await adminMountsRoot()).toEqual(['ExplicitlyDenied', 'ExplicitlyDenied', 'ExplicitlyDenied']);
+  });
+
+  test('is allowed with allowMountsWithoutAccessPoint to the roles granted on the file system', async () => {
+    expect(await adminMountsRoot(true)).toEqual(['Allowed', 'Allowed', 'Allowed']);
+  });
+});
