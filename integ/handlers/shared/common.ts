@@ -31,6 +31,12 @@ export interface ProcessorResult {
   readonly skippedClaimed?: number;
   /** Files whose listed version was gone when read (another invocation processed it, or it was deleted). */
   readonly vanished?: number;
+  /**
+   * Files left claimed for the next invocation instead of failing: a transient error (ENOSPC...),
+   * the deadline reached in the middle of reading them, or (on the mount) a file that changed while
+   * it was read. Each is retried a bounded number of times, then reported once.
+   */
+  readonly retrying?: number;
   /** Why the run stopped early (its lease was lost), if it did. */
   readonly stopped?: string;
 }
@@ -45,13 +51,20 @@ export interface DeadlineContext {
  * chunk in flight can finish (read, write, move) and the result can be returned.
  */
 export const DEADLINE_MARGIN_MS = 20_000;
+/**
+ * Time kept in reserve for publishing what was read and handing the rest back: reading stops at
+ * this point even in the middle of a file, so a chunk of large files never runs into the timeout.
+ */
+export const READ_MARGIN_MS = 8_000;
+/** Bytes per chunk: a chunk ends at this many bytes of input as well as at `chunkSizeFor` files. */
+export const DEFAULT_CHUNK_BYTES = 256 * 1024 ** 2;
 
 /** Files per chunk: `concurrency` x 8, at least 64 (the benchmark's 20 files are one chunk). */
 export function chunkSizeFor(concurrency: number): number {
   return Math.max(64, concurrency * 8);
 }
 
-export interface ChunkLoopOptions {
+export interface ChunkLoopOptions<T = unknown> {
   /** Items per chunk. */
   readonly size: number;
   /** Epoch ms after which no new chunk starts (default: none). */
@@ -62,6 +75,9 @@ export interface ChunkLoopOptions {
   readonly log: (message: string, extra: Record<string, unknown>) => void;
   /** Runs before each chunk is taken; may throw to stop (a lease check). */
   readonly beforeChunk?: () => void;
+  /** Bytes per chunk (with `sizeOf`): a chunk ends before the item that would pass it (it always has one item). */
+  readonly maxBytes?: number;
+  readonly sizeOf?: (item: T) => number;
 }
 
 /**
@@ -69,16 +85,38 @@ export interface ChunkLoopOptions {
  * or the deadline is reached, so a run that meets its deadline has finished whole files. Closes the
  * source in every case. Returns true when the deadline left items for the next invocation.
  */
-export async function workInChunks<T>(source: AsyncGenerator<T>, opts: ChunkLoopOptions, work: (chunk: T[]) => Promise<void>): Promise<boolean> {
+export async function workInChunks<T>(source: AsyncGenerator<T>, opts: ChunkLoopOptions<T>, work: (chunk: T[]) => Promise<void>): Promise<boolean> {
+  // An item taken from the source that did not fit the previous chunk's bytes: it opens the next one.
+  // (Items taken and not worked on are left where they are: the source only lists, it never claims.)
+  let carried: T[] = [];
+  const sizeOf = opts.sizeOf ?? (() => 0);
+  const maxBytes = opts.maxBytes ?? Infinity;
+  const takeChunk = async (): Promise<T[]> => {
+    const chunk = carried;
+    carried = [];
+    let bytes = chunk.reduce((n, item) => n + sizeOf(item), 0);
+    while (chunk.length < opts.size && bytes < maxBytes) {
+      const next = await source.next();
+      if (next.done) break;
+      const size = sizeOf(next.value);
+      if (chunk.length > 0 && bytes + size > maxBytes) {
+        carried = [next.value];
+        break;
+      }
+      chunk.push(next.value);
+      bytes += size;
+    }
+    return chunk;
+  };
   try {
     for (;;) {
       if (opts.now() >= (opts.deadline ?? Infinity)) {
-        const deferred = (await take(source, 1)).length > 0;
+        const deferred = carried.length > 0 || (await take(source, 1)).length > 0;
         if (deferred) opts.log('deadline near: leaving the rest for the next invocation', {});
         return deferred;
       }
       opts.beforeChunk?.();
-      const chunk = await timed(opts.timings, 'listMs', () => take(source, opts.size));
+      const chunk = await timed(opts.timings, 'listMs', takeChunk);
       if (chunk.length === 0) return false;
       await work(chunk);
     }
@@ -107,6 +145,19 @@ async function take<T>(source: AsyncIterator<T>, count: number): Promise<T[]> {
 export function chunkDeadline(context: DeadlineContext | undefined, now = Date.now()): number {
   if (!context || typeof context.getRemainingTimeInMillis !== 'function') return Infinity;
   return now + Math.max(0, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
+}
+
+/** The epoch ms after which no more bytes are read (files still being read are handed back), or Infinity. */
+export function readDeadline(context: DeadlineContext | undefined, now = Date.now()): number {
+  if (!context || typeof context.getRemainingTimeInMillis !== 'function') return Infinity;
+  return now + Math.max(0, context.getRemainingTimeInMillis() - READ_MARGIN_MS);
+}
+
+/** Thrown inside a read that reached the read deadline: the file is handed back, not failed. */
+export class OutOfTime extends Error {
+  constructor(done: number, size: number) {
+    super(`the deadline came while it was read (${done} of ${size} bytes)`);
+  }
 }
 
 /** Content of `processed/<name>/<name>.meta.json`, the same shape on both sides. */

@@ -13,6 +13,8 @@ import { performance } from 'node:perf_hooks';
 
 /** Lease length: a killed invocation's claims are taken over this long after its last heartbeat. */
 export const DEFAULT_LEASE_SECONDS = 30;
+/** The longest lease a processor accepts; a record that promises a longer one is damaged and counts as expired. */
+export const MAX_LEASE_SECONDS = 3600;
 /** Heartbeats per lease: a live holder renews 6 times per lease, so one slow renewal costs nothing. */
 export const HEARTBEATS_PER_LEASE = 6;
 
@@ -39,6 +41,8 @@ export interface LeaseRecord {
   readonly owner: string;
   readonly ttlMs: number;
   readonly beat: number;
+  /** Written by a holder that finished and left claims for the next invocation: expired at once. */
+  readonly released?: boolean;
 }
 
 export function parseLeaseRecord(text: string): LeaseRecord | undefined {
@@ -111,6 +115,8 @@ export class Lease {
    * within `ttlMs`, has expired as of this lease's latest write. Call `renew()` first for a fresh "now".
    */
   public expired(writtenAt: number, ttlMs = this.ttlMs): boolean {
+    // A record promising more than any processor may hold is damaged: waiting for it would strand its claims.
+    if (ttlMs > MAX_LEASE_SECONDS * 1000) return true;
     return this.serverTime - writtenAt > ttlMs;
   }
 
@@ -127,16 +133,31 @@ export class Lease {
     this.lost ??= 'stopped';
   }
 
-  private body(): string {
-    return `${JSON.stringify({ owner: this.owner, ttlMs: this.ttlMs, beat: this.beat } satisfies LeaseRecord)}\n`;
+  /**
+   * Stop renewing and leave the record marked released, so the next invocation takes the claims
+   * still held over at once instead of a lease later. Falls back to leaving the record as it is.
+   */
+  public async release(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inFlight?.catch(() => undefined);
+    if (this.lost === undefined) {
+      await this.write(false, true).catch((e) => this.log('could not mark the lease released (it expires instead)', { owner: this.owner, error: String(e) }));
+    }
+    this.lost ??= 'released';
   }
 
-  private async write(create: boolean): Promise<number> {
+  private body(released: boolean): string {
+    const record: LeaseRecord = { owner: this.owner, ttlMs: this.ttlMs, beat: this.beat, ...(released ? { released } : {}) };
+    return `${JSON.stringify(record)}\n`;
+  }
+
+  private async write(create: boolean, released = false): Promise<number> {
     if (this.lost !== undefined) throw new LeaseLost(this.lost);
     const started = performance.now();
     this.beat += 1;
     try {
-      const at = await this.store.write(this.body(), create);
+      const at = await this.store.write(this.body(released), create);
       this.renewedAt = started;
       this.serverTime = at;
       return at;

@@ -3,13 +3,14 @@ export const MAX_COMPONENT_BYTES = 255;
 
 /**
  * Why a single inbox entry name must not be used as a path component, or undefined when it is safe.
- * Refuses `.`/`..`, separators and NUL, so a name can never climb out of the directory it came from.
- * (`a..b` is an ordinary name and is accepted: only whole `..` components traverse.)
+ * Refuses `.`/`..`, `/` and NUL, so a name can never climb out of the directory it came from.
+ * (`a..b` is an ordinary name and is accepted: only whole `..` components traverse. A backslash is
+ * an ordinary byte on Linux, NFS and in an S3 key, never a separator there, and is accepted too.)
  */
 export function unsafeNameReason(name: string): string | undefined {
   if (name === '' ) return 'empty name';
   if (name === '.' || name === '..') return `'${name}' is a path traversal component`;
-  if (name.includes('/') || name.includes('\\')) return 'name contains a path separator';
+  if (name.includes('/')) return 'name contains a path separator';
   if (name.includes('\0')) return 'name contains a NUL character';
   if (Buffer.byteLength(name, 'utf8') > MAX_COMPONENT_BYTES) {
     return `name is longer than ${MAX_COMPONENT_BYTES} bytes`;

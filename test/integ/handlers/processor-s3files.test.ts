@@ -339,16 +339,23 @@ describe('processor-s3files on a real directory', () => {
     expect(meta(mount.path, 'growing.txt')).toEqual({ name: 'growing.txt', wordCount: 4, lineCount: 2, bytes: 19 });
   });
 
-  test('a changed file whose name was reused meanwhile goes to failed/, never over the new file', async () => {
+  test('a changed file whose name was reused meanwhile stays claimed, never over the new file, and the newer one is the result', async () => {
     // GIVEN a file that changes while read, and a new file with its name uploaded at the same time
     inbox('same.txt', 'old\n');
+    age(join(mount.path, 'inbox', 'same.txt'), 60);
     appendDuringFirstRead('same.txt', 'more\n', () => inbox('same.txt', 'brand new\n'));
     // WHEN
     const result = await handler({});
     jest.restoreAllMocks();
-    // THEN the new upload is intact and the changed file is quarantined and reported
-    expect(result.errors).toEqual([{ name: 'same.txt', error: expect.stringMatching(/changed while it was read .*a newer file has the name now \(moved to failed\//) }]);
+    // THEN the new upload is intact, and the changed file is kept for the next run (not an error)
+    expect(result).toMatchObject({ files: 0, errors: [], retrying: 1 });
     expect(fs.readFileSync(join(mount.path, 'inbox', 'same.txt'), 'utf8')).toBe('brand new\n');
+    // WHEN the next run comes / THEN it processes both (the one modified last is the result), and nothing is left
+    const second = await handler({});
+    expect(second).toMatchObject({ errors: [], recovered: 1 });
+    expect(second.files + (second.superseded ?? 0)).toBe(2);
+    expect(results(mount.path)).toEqual(['same.txt']);
+    expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
 
   test('near the Lambda deadline it claims nothing more: finished chunks are whole, the rest stays in the inbox', async () => {
@@ -429,17 +436,16 @@ describe('processor-s3files on a real directory', () => {
     // WHEN
     const first = await handler({});
     // THEN it is reported with its location, and it stays in its claim directory (without a lease now)
-    expect(first.errors[0].error).toMatch(/^EIO: i\/o error; could not move it to failed\/ \(EACCES: denied\): it stays in processing\/\d{13}-[0-9a-f-]{36}\/1\//);
+    expect(first.errors[0].error).toMatch(/^EIO: i\/o error; could not move it to failed\/ \(EACCES: denied\): it stays in processing\/\d{13}-[0-9a-f-]{36}\/1\/ and the next run takes it over$/);
     const claims = list(join(mount.path, 'processing'));
     expect(claims).toHaveLength(1);
-    expect(list(join(mount.path, 'processing', claims[0]))).toEqual(['1']);
+    expect(list(join(mount.path, 'processing', claims[0]))).toEqual(['.lease', '1']);
     expect(list(join(mount.path, 'processing', claims[0], '1'))).toEqual(['stuck.txt']);
+    // (its lease is marked released: the claim is not held by anyone)
+    expect(JSON.parse(fs.readFileSync(join(mount.path, 'processing', claims[0], '.lease'), 'utf8'))).toMatchObject({ released: true });
 
-    // WHEN a later run comes before the lease length has passed / THEN the claim is left alone
+    // WHEN the next run comes, without waiting for a lease to expire
     jest.restoreAllMocks();
-    expect(await handler({})).toMatchObject({ files: 0, errors: [] });
-    // WHEN the server's clock has moved on past the lease (the claim directory last changed 31 s ago)
-    age(join(mount.path, 'processing', claims[0]), 31);
     const second = await handler({});
     // THEN it is taken over and processed, and the claim directory is gone
     expect(second).toMatchObject({ files: 1, errors: [], recovered: 1 });

@@ -57,7 +57,7 @@ describe('seeded text', () => {
 
 describe('names and keys', () => {
   test.each([
-    ['..', /traversal/], ['.', /traversal/], ['a/b', /separator/], ['a\\b', /separator/], ['a\0b', /NUL/],
+    ['..', /traversal/], ['.', /traversal/], ['a/b', /separator/], ['a\0b', /NUL/],
     ['', /empty/], ['é'.repeat(128), /longer than 255 bytes/],
   ])('refuses entry name %j', (name, reason) => {
     // GIVEN / WHEN / THEN
@@ -84,9 +84,9 @@ describe('names and keys', () => {
 
   test('accepts ordinary names, including dots inside a name', () => {
     // GIVEN / WHEN / THEN
-    for (const n of ['a..b', '.hidden', 'x'.repeat(255), 'größe 日本.txt']) expect(unsafeNameReason(n)).toBeUndefined();
+    for (const n of ['a..b', '.hidden', 'x'.repeat(255), 'größe 日本.txt', 'back\\slash']) expect(unsafeNameReason(n)).toBeUndefined();
     expect(unrepresentableKeyReason('report..final.txt')).toBeUndefined();
-    expect(unrepresentableKeyReason('a\\b')).toMatch(/separator/);
+    expect(unrepresentableKeyReason('a\\b')).toBeUndefined();
   });
 
   test('encodes CopySource per RFC 3986, segment by segment', () => {
