@@ -126,7 +126,8 @@ export class S3FilesWaiterProvider extends Construct {
     const roleRef = JSON.stringify(stack.resolve(role.ref));
     let total = 0;
     for (const c of stack.node.findAll()) {
-      if (c instanceof iam.CfnPolicy && Stack.of(c) === stack && JSON.stringify(stack.resolve(c.roles)).includes(roleRef)) {
+      // A policy attached only to groups or users has no roles (its lazy Roles resolve to undefined).
+      if (c instanceof iam.CfnPolicy && Stack.of(c) === stack && JSON.stringify(stack.resolve(c.roles) ?? []).includes(roleRef)) {
         total += estimatePolicyCharacters(stack.resolve(c.policyDocument));
       }
     }

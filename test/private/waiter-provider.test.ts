@@ -1,4 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { WAITER_RESOURCE_TYPE } from '../../src/private/custom-resource-contract';
@@ -62,5 +63,19 @@ describe('S3FilesWaiterProvider', () => {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'index.handler', Architectures: ['arm64'] });
     }
     expect(WAITER_RESOURCE_TYPE).toBe('Custom::S3FilesMountTargetsAvailable');
+  });
+
+  test('the policy-size check skips policies attached only to groups or users (no Roles property)', () => {
+    // GIVEN a stack with the provider and a bucket granted to a group and a user only
+    const stack = newStack();
+    S3FilesWaiterProvider.getOrCreate(stack);
+    const bucket = new s3.Bucket(stack, 'Data');
+    bucket.grantRead(new iam.Group(stack, 'Readers'));
+    bucket.grantRead(new iam.User(stack, 'Reader'));
+    // WHEN / THEN synthesis (which runs the check) succeeds and the group and user policies are there
+    const t = Template.fromStack(stack);
+    const policies = resourcesOfType(t, 'AWS::IAM::Policy').map(([, p]) => p.Properties);
+    expect(policies.filter((p) => p.Groups !== undefined && p.Roles === undefined)).toHaveLength(1);
+    expect(policies.filter((p) => p.Users !== undefined && p.Roles === undefined)).toHaveLength(1);
   });
 });
