@@ -1,7 +1,7 @@
 import { Lazy, Stack } from 'aws-cdk-lib';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, waitForMount } from './client-access';
-import { DEFAULT_CONTAINER_PATH, volumeName } from './ecs-mount';
+import { addMountPoint, ContainerMountPoint, DEFAULT_CONTAINER_PATH, volumeName } from './ecs-mount';
 import { invalid, validateContainerPath } from './validation';
 import type { BatchMountOptions } from '../mount/batch';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
@@ -10,7 +10,7 @@ import type { S3FilesAccessPointBase } from '../s3files-access-point';
 const MAX_COMPUTE_SECURITY_GROUPS = 5;
 
 /** The S3 Files volumes and mount points each job definition gets, appended to what the L2 renders. */
-const ADDED = new WeakMap<batch.CfnJobDefinition, { volumes: object[]; mountPoints: object[]; names: Map<string, string> }>();
+const ADDED = new WeakMap<batch.CfnJobDefinition, { volumes: object[]; mountPoints: ContainerMountPoint[]; names: Map<string, string> }>();
 
 /**
  * Adds an S3 Files volume for `accessPoint` to a Fargate job definition and mounts it in its
@@ -35,7 +35,7 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
   const cfn = jobDefinition.node.defaultChild as batch.CfnJobDefinition;
   let added = ADDED.get(cfn);
   if (!added) {
-    const state = { volumes: [] as object[], mountPoints: [] as object[], names: new Map<string, string>() };
+    const state = { volumes: [] as object[], mountPoints: [] as ContainerMountPoint[], names: new Map<string, string>() };
     added = state;
     ADDED.set(cfn, state);
     // aws-cdk-lib's EcsVolume has no S3 Files kind: append to the volumes and mount points the L2
@@ -63,7 +63,14 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
       },
     });
   }
-  added.mountPoints.push({ sourceVolume: name, containerPath, readOnly: options.readOnly ?? false });
+  // The container's own volumes (rendered by the L2) and the S3 Files mounts added so far.
+  const present = [
+    ...container.volumes.map((v) => ({ sourceVolume: v.name, containerPath: v.containerPath, readOnly: v.readonly })),
+    ...added.mountPoints,
+  ];
+  const mountPoints = added.mountPoints;
+  addMountPoint(jobDefinition, container.node.path, present,
+    { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => mountPoints.push(m));
 
   grantMountingClient(jobDefinition, container.jobRole, accessPoint, options);
   waitForMount(cfn, accessPoint, info);

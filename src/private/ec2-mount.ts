@@ -20,6 +20,9 @@ const JOINED = new WeakMap<IConstruct, Set<ec2.ISecurityGroup>>();
 /** User data that already defines `s3files_mount` (defined once, however many mounts). */
 const DEFINES_FUNCTION = new WeakSet<ec2.UserData>();
 
+/** What each user data already mounts, by mount path (one access point per path). */
+const MOUNTED = new WeakMap<ec2.UserData, Map<string, { readonly accessPoint: string; readonly readOnly: boolean }>>();
+
 /** What a mount needs of one kind of EC2 compute. */
 interface Ec2Target {
   readonly scope: IConstruct;
@@ -127,17 +130,34 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
   if (!userData.render().startsWith('#!/bin/bash')) {
     invalid(scope, 'userData', userData.render().split('\n')[0], 'the mount is a bash script, and this user data is not one', 'use ec2.UserData.forLinux()');
   }
-  if (!DEFINES_FUNCTION.has(userData)) {
-    userData.addCommands(MOUNT_FUNCTION);
-    DEFINES_FUNCTION.add(userData);
+  const readOnly = options.readOnly ?? false;
+  const mounted = MOUNTED.get(userData) ?? new Map<string, { readonly accessPoint: string; readonly readOnly: boolean }>();
+  MOUNTED.set(userData, mounted);
+  // '/data' and '/data/' are one directory.
+  const pathKey = Token.isUnresolved(mountPath) ? mountPath : mountPath.replace(/(.)\/+$/, '$1');
+  const taken = mounted.get(pathKey);
+  if (taken && taken.accessPoint !== accessPoint.node.path) {
+    invalid(scope, 'mountPath', mountPath, `the user data of ${target.what} already mounts ${taken.accessPoint} there (the boot script would mount one and leave the other in /etc/fstab)`,
+      'give each access point its own mountPath');
   }
-  userData.addCommands(mountCommand({
-    fileSystemId: accessPoint.fileSystem.fileSystemId,
-    accessPointId: accessPoint.accessPointId,
-    mountPath,
-    readOnly: options.readOnly ?? false,
-    timeoutSeconds,
-  }));
+  if (taken && taken.readOnly !== readOnly) {
+    invalid(scope, 'readOnly', readOnly, `the user data of ${target.what} already mounts this access point at ${mountPath} ${taken.readOnly ? 'read-only' : 'read-write'}`,
+      'mount an access point with the same readOnly setting every time, or at another mountPath');
+  }
+  if (!taken) {
+    mounted.set(pathKey, { accessPoint: accessPoint.node.path, readOnly });
+    if (!DEFINES_FUNCTION.has(userData)) {
+      userData.addCommands(MOUNT_FUNCTION);
+      DEFINES_FUNCTION.add(userData);
+    }
+    userData.addCommands(mountCommand({
+      fileSystemId: accessPoint.fileSystem.fileSystemId,
+      accessPointId: accessPoint.accessPointId,
+      mountPath,
+      readOnly,
+      timeoutSeconds,
+    }));
+  }
 
   if (!target.grantee) throw new Error('unreachable: every EC2 target has a grantee');
   grantMountingClient(scope, target.grantee, accessPoint, options);

@@ -3,7 +3,7 @@ import { Annotations, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { IConstruct } from 'constructs';
 import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, waitForMount } from './client-access';
-import { invalid, validateContainerPath } from './validation';
+import { describe, invalid, validateContainerPath } from './validation';
 import type { EcsMountOptions } from '../mount/ecs';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
 
@@ -66,6 +66,11 @@ export function mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, access
   if (existing && existing.accessPoint !== accessPoint.node.path) {
     invalid(taskDefinition, 'volumeName', name, `the task definition already has an S3 Files volume of that name for ${existing.accessPoint}`, 'give each access point its own volumeName');
   }
+  if (existing && options.transitEncryptionPort !== undefined && existing.config.transitEncryptionPort !== options.transitEncryptionPort) {
+    invalid(taskDefinition, 'transitEncryptionPort', options.transitEncryptionPort,
+      `the task definition's volume ${name} was already added with transitEncryptionPort ${describe(existing.config.transitEncryptionPort)}`,
+      'give the same transitEncryptionPort every time this access point is mounted on the task definition (or leave it out after the first)');
+  }
   if (!existing) {
     taskDefinition.addVolume({ name });
     volumes.set(name, {
@@ -88,7 +93,8 @@ export function mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, access
       invalid(taskDefinition, 'containers', container.node.path, `the container belongs to ${container.taskDefinition.node.path}, not to this task definition`,
         'pass containers of the task definition being mounted on');
     }
-    container.addMountPoints({ sourceVolume: name, containerPath, readOnly: options.readOnly ?? false });
+    addMountPoint(taskDefinition, container.node.path, container.mountPoints,
+      { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => container.addMountPoints(m));
   }
 
   grantMountingClient(taskDefinition, taskDefinition.taskRole, accessPoint, options);
@@ -96,6 +102,36 @@ export function mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, access
   // once the access point and the mount targets are available (not merely created).
   waitForMount(cfn, accessPoint, info);
   return name;
+}
+
+/** A container's mount point, as ECS and Batch render it. */
+export interface ContainerMountPoint { readonly sourceVolume: string; readonly containerPath: string; readonly readOnly: boolean }
+
+/**
+ * Adds a mount point unless the container already has it (mounting a task definition, then its
+ * service, or two services sharing it, mounts the same volume at the same path again: a duplicate
+ * entry CloudFormation rejects). Refuses a path another volume already takes, and the same mount
+ * with the other readOnly setting.
+ */
+export function addMountPoint(
+  scope: IConstruct, container: string, existing: ReadonlyArray<{ sourceVolume?: string; containerPath?: string; readOnly?: boolean }>,
+  mountPoint: ContainerMountPoint, add: (mountPoint: ContainerMountPoint) => void,
+): void {
+  // '/data' and '/data/' are one directory in the container.
+  const normal = (path: string | undefined) => (path === undefined || Token.isUnresolved(path) ? path : path.replace(/(.)\/+$/, '$1'));
+  const taken = existing.find((m) => normal(m.containerPath) === normal(mountPoint.containerPath));
+  if (!taken) {
+    add(mountPoint);
+    return;
+  }
+  if (taken.sourceVolume !== mountPoint.sourceVolume) {
+    invalid(scope, 'containerPath', mountPoint.containerPath, `the container ${container} already mounts the volume ${taken.sourceVolume} there`,
+      'give each access point (or volume) its own containerPath');
+  }
+  if ((taken.readOnly ?? false) !== mountPoint.readOnly) {
+    invalid(scope, 'readOnly', mountPoint.readOnly, `the container ${container} already mounts the volume ${mountPoint.sourceVolume} at ${mountPoint.containerPath} ${taken.readOnly ? 'read-only' : 'read-write'}`,
+      'mount an access point with the same readOnly setting every time, or at another containerPath');
+  }
 }
 
 /**

@@ -67,7 +67,37 @@ describe('mountOnJobDefinition', () => {
     });
   });
 
+  test('one job mounted for two compute environments has the mount point once', () => {
+    // GIVEN
+    const { stack, vpc, accessPoint } = withAccessPoint();
+    const job = fargateJob(stack);
+    const first = new batch.FargateComputeEnvironment(stack, 'First', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+    const second = new batch.FargateComputeEnvironment(stack, 'Second', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+    // WHEN
+    const a = accessPoint.mountOnJobDefinition(job, { computeEnvironment: first });
+    const b = accessPoint.mountOnJobDefinition(job, { computeEnvironment: second });
+    // THEN one volume, one mount point, and both environments join the client group
+    expect(b).toBe(a);
+    const t = Template.fromStack(stack);
+    const [, jd] = only(t, 'AWS::Batch::JobDefinition');
+    expect(jd.Properties.ContainerProperties.Volumes).toHaveLength(1);
+    expect(jd.Properties.ContainerProperties.MountPoints).toEqual([{ SourceVolume: a, ContainerPath: '/mnt/s3files', ReadOnly: false }]);
+    for (const [, ce] of Object.entries(t.findResources('AWS::Batch::ComputeEnvironment'))) {
+      expect(JSON.stringify((ce as any).Properties.ComputeResources.SecurityGroupIds)).toMatch(/FilesClientSecurityGroup/);
+    }
+  });
+
   test.each<[string, (s: Stack, ap: S3FilesAccessPoint) => unknown, RegExp]>([
+    ['two access points at the default container path', (s, ap) => {
+      const job = fargateJob(s, 'SamePath');
+      ap.mountOnJobDefinition(job);
+      return (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnJobDefinition(job);
+    }, /TestStack\/SamePath: invalid containerPath "\/mnt\/s3files": the container TestStack\/SamePathContainer already mounts the volume s3files-[0-9a-f]{12} there.*Fix: give each access point \(or volume\) its own containerPath/],
+    ['a container path the container\'s own volume takes', (s, ap) => {
+      const job = fargateJob(s, 'Host');
+      job.container.addVolume(batch.EcsVolume.host({ name: 'scratch', containerPath: '/scratch' }));
+      return ap.mountOnJobDefinition(job, { containerPath: '/scratch' });
+    }, /invalid containerPath "\/scratch": the container TestStack\/HostContainer already mounts the volume scratch there/],
     ['a container without a job role', (s, ap) => ap.mountOnJobDefinition(fargateJob(s, 'NoRole', false)),
       /TestStack\/NoRole: invalid container.jobRole undefined: the job's container has no job role.*Fix: create the EcsFargateContainerDefinition with a jobRole/],
     ['an EC2 container', (s, ap) => ap.mountOnJobDefinition(new batch.EcsJobDefinition(s, 'OnEc2', {

@@ -56,9 +56,21 @@ describe('mountOnInstance: the template', () => {
     expect(script).toMatch(/s3files_mount '.*' '<\{"Fn::GetAtt":\["FilesOther[0-9A-F]+","AccessPointId"\]\}>' '\/mnt\/other' true [0-9.]+ 120/);
   });
 
+  test('the same access point at the same path twice is mounted once', () => {
+    // GIVEN
+    const { stack, vpc, accessPoint } = withAccessPoint();
+    const host = instanceIn(stack, vpc);
+    // WHEN
+    accessPoint.mountOnInstance(host, { mountPath: '/mnt/data' });
+    accessPoint.mountOnInstance(host, { mountPath: '/mnt/data/' });
+    // THEN
+    const script = renderedUserData(Template.fromStack(stack));
+    expect(script.match(/^s3files_mount '/gm)).toHaveLength(1);
+  });
+
   test('the role gets the scoped client actions and direct reads, joins the client group, and the instance waits for the waiter', () => {
     // GIVEN
-    const { stack, vpc, fileSystem, accessPoint } = withAccessPoint();
+    const { stack, vpc, accessPoint } = withAccessPoint();
     const host = instanceIn(stack, vpc);
     // WHEN
     accessPoint.mountOnInstance(host);
@@ -144,6 +156,26 @@ describe('mountOnInstance: refusals', () => {
       const launchTemplate = new ec2.LaunchTemplate(s, 'LT', { machineImage: AMI, instanceType: TYPE });
       ap.mountOnAutoScalingGroup(new autoscaling.AutoScalingGroup(s, 'FromLt', { vpc, launchTemplate }));
     }, /TestStack\/FromLt: invalid autoScalingGroup "TestStack\/FromLt": it was created from a launch template.*mountOnLaunchTemplate/],
+    ['two access points at one mount path', (s, vpc, ap) => {
+      const host = instanceIn(s, vpc);
+      ap.mountOnInstance(host);
+      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnInstance(host);
+    }, /TestStack\/Host: invalid mountPath "\/mnt\/s3files": the user data of the instance already mounts TestStack\/Files\/Data there.*Fix: give each access point its own mountPath/],
+    ['two access points at one mount path of a launch template', (s, vpc, ap) => {
+      const lt = new ec2.LaunchTemplate(s, 'LT', {
+        machineImage: AMI,
+        userData: ec2.UserData.forLinux(),
+        securityGroup: new ec2.SecurityGroup(s, 'Sg', { vpc }),
+        role: new iam.Role(s, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
+      });
+      ap.mountOnLaunchTemplate(lt, { mountPath: '/data' });
+      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnLaunchTemplate(lt, { mountPath: '/data' });
+    }, /TestStack\/LT: invalid mountPath "\/data": the user data of the launch template's instances already mounts TestStack\/Files\/Data there/],
+    ['one access point read-write, then read-only at the same path', (s, vpc, ap) => {
+      const host = instanceIn(s, vpc);
+      ap.mountOnInstance(host);
+      ap.mountOnInstance(host, { readOnly: true });
+    }, /invalid readOnly true: the user data of the instance already mounts this access point at \/mnt\/s3files read-write/],
   ])('refuses %s', (_what, build, message) => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     expect(() => build(stack, vpc, accessPoint)).toThrow(message);

@@ -52,9 +52,9 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
     expect(volume).toMatch(/^s3files-[0-9a-f]{12}$/);
   });
 
-  test('the task role gets the scoped client actions, the reads ECS validates with, direct reads, and the client tag', () => {
+  test('the task role gets the scoped client actions, the reads ECS validates with, direct reads', () => {
     // GIVEN / WHEN
-    const { compute, accessPoint, service, fileSystem } = storageAndCompute();
+    const { compute, accessPoint, service } = storageAndCompute();
     accessPoint.mountOnService(service);
     // THEN
     const t = Template.fromStack(compute);
@@ -144,6 +144,21 @@ describe('mountOnTaskDefinition', () => {
     expect(task.Properties.Volumes.map((v: any) => [v.Name, v.S3FilesVolumeConfiguration !== undefined])).toEqual([['scratch', false], [a, true], [b, true]]);
   });
 
+  test('mounting the task definition, then its service, then a second service sharing it writes each mount point once', () => {
+    // GIVEN
+    const { compute, accessPoint, cluster, taskDefinition, service } = storageAndCompute();
+    const second = new ecs.FargateService(compute, 'Second', { cluster, taskDefinition, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+    // WHEN
+    const a = accessPoint.mountOnTaskDefinition(taskDefinition, { containerPath: '/mnt/results' });
+    const b = accessPoint.mountOnService(service, { containerPath: '/mnt/results' });
+    const c = accessPoint.mountOnService(second, { containerPath: '/mnt/results/' });
+    // THEN one volume and one mount point (a duplicate MountPoints entry is cfn-lint E3037: CloudFormation rejects it)
+    expect(new Set([a, b, c]).size).toBe(1);
+    const [, task] = only(Template.fromStack(compute), 'AWS::ECS::TaskDefinition');
+    expect(task.Properties.Volumes).toHaveLength(1);
+    expect(task.Properties.ContainerDefinitions[0].MountPoints).toEqual([{ SourceVolume: a, ContainerPath: '/mnt/results', ReadOnly: false }]);
+  });
+
   test('ECS Managed Instances are accepted; an EC2+Fargate task definition is accepted with a warning', () => {
     // GIVEN
     const stack = newStack();
@@ -193,6 +208,30 @@ describe('mountOnTaskDefinition', () => {
       const other = (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' });
       return other.mountOnTaskDefinition(td, { volumeName: 'data', containerPath: '/other' });
     }, /invalid volumeName "data": the task definition already has an S3 Files volume of that name for TestStack\/Files\/Data/],
+    ['two access points at the default container path', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'SamePath');
+      td.addContainer('app', { image: IMAGE });
+      ap.mountOnTaskDefinition(td);
+      return (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnTaskDefinition(td);
+    }, /TestStack\/SamePath: invalid containerPath "\/mnt\/s3files": the container TestStack\/SamePath\/app already mounts the volume s3files-[0-9a-f]{12} there.*Fix: give each access point \(or volume\) its own containerPath/],
+    ['an access point at a path another volume of the container takes', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'Scratch');
+      td.addVolume({ name: 'scratch' });
+      td.addContainer('app', { image: IMAGE }).addMountPoints({ sourceVolume: 'scratch', containerPath: '/data', readOnly: false });
+      return ap.mountOnTaskDefinition(td, { containerPath: '/data' });
+    }, /invalid containerPath "\/data": the container TestStack\/Scratch\/app already mounts the volume scratch there/],
+    ['the same mount read-only, then read-write', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'Both');
+      td.addContainer('app', { image: IMAGE });
+      ap.mountOnTaskDefinition(td, { readOnly: true });
+      return ap.mountOnTaskDefinition(td);
+    }, /invalid readOnly false: the container TestStack\/Both\/app already mounts the volume s3files-[0-9a-f]{12} at \/mnt\/s3files read-only.*Fix: mount an access point with the same readOnly setting every time/],
+    ['the same access point with another transit encryption port', (s, ap) => {
+      const td = new ecs.FargateTaskDefinition(s, 'Ports');
+      td.addContainer('app', { image: IMAGE });
+      ap.mountOnTaskDefinition(td, { transitEncryptionPort: 12049 });
+      return ap.mountOnTaskDefinition(td, { transitEncryptionPort: 12050 });
+    }, /invalid transitEncryptionPort 12050: the task definition's volume s3files-[0-9a-f]{12} was already added with transitEncryptionPort 12049/],
   ])('refuses %s, naming the prop and the fix', (_what, build, message) => {
     const stack = newStack();
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
