@@ -12,7 +12,7 @@ import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import {
-  CUSTOM_RESOURCE_MAX_SECONDS, DEFAULT_AVAILABILITY_TIMEOUT_SECONDS, DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
+  BUCKET_CLEANER_RESOURCE_TYPE, CUSTOM_RESOURCE_MAX_SECONDS, DEFAULT_AVAILABILITY_TIMEOUT_SECONDS, DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
   WAITER_RESOURCE_TYPE,
 } from './private/custom-resource-contract';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './private/kms';
@@ -784,6 +784,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // after they are gone and deletes the file system itself (DESTROY only), without forceDelete.
     const provider = S3FilesWaiterProvider.getOrCreate(this);
     ({ guard: this.deleteGuard, policy: this.handlerPolicy } = this.createDeleteGuard(provider, role, props));
+    if (this.ownsBucket) this.deleteGuard.node.addDependency(this.createBucketCleaner(provider));
 
     // ---- network: one client group; one rule on the mount-target group, whatever the number of clients
     const securityGroup = props.securityGroup ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
@@ -1005,14 +1006,17 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     provider: S3FilesWaiterProvider, role: iam.IRole, props: S3FilesFileSystemOptions,
   ): { guard: CustomResource; policy: iam.CfnPolicy } {
     const key = props.fileSystemEncryptionKey;
-    const identity = {
-      bucket: Token.isUnresolved(this.bucket.bucketName) ? this.bucket.node.path : this.bucket.bucketName,
+    // What CloudFormation sees (values, or references by logical id), never construct paths: moving
+    // the stack into a Stage, or the construct into another scope with the same logical ids, keeps the guard.
+    const stack = Stack.of(this);
+    const identity = stack.resolve({
+      bucket: this.bucket.bucketName,
       prefix: this.prefix,
-      role: role.node.path,
+      role: role.roleArn,
       // The other create-only properties, only when set: the guards of everyone else keep their ids.
-      ...(key ? { fileSystemKey: Token.isUnresolved(key.keyArn) ? key.node.path : key.keyArn } : {}),
+      ...(key ? { fileSystemKey: key.keyArn } : {}),
       ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),
-    };
+    });
     const hash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 8);
     const scope = new Construct(this, `DeleteGuard${hash}`);
     const handlerRole = provider.isCompleteFunction.role!;
@@ -1032,12 +1036,57 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
         DeleteFileSystem: Lazy.string({ produce: () => (this.destroyOnDelete ? 'true' : 'false') }),
         DeleteTimeoutSeconds: String(DELETE_TIMEOUT_SECONDS),
         TotalTimeoutSeconds: String(GUARD_TOTAL_SECONDS),
-        BucketArn: this.bucket.bucketArn,
-        EmptyBucket: Lazy.string({ produce: () => (this.destroyOnDelete && this.ownsBucket ? 'true' : 'false') }),
       },
     });
     guard.node.addDependency(policy);
     return { guard, policy };
+  }
+
+  /**
+   * For a bucket this construct created: the cleaner that empties and deletes it when the bucket
+   * itself goes (DESTROY only), keyed by the bucket, so a file system's replacement or rollback
+   * never reaches it. Every delete guard depends on it, so on stack deletion it runs after the file
+   * system is deleted; it waits until no file system lists the bucket, and retries S3's
+   * BucketHasS3FileSystemAttached while the detachment completes. Its rights are in a policy of
+   * its own that outlives its Delete.
+   */
+  private createBucketCleaner(provider: S3FilesWaiterProvider): CustomResource {
+    const scope = new Construct(this, 'BucketCleaner');
+    const policy = new iam.CfnPolicy(scope, 'Policy', {
+      policyName: Names.uniqueResourceName(scope, { maxLength: 128 }),
+      roles: [provider.isCompleteFunction.role!.roleName],
+      policyDocument: Lazy.any({ produce: () => this.renderCleanerPolicy() }),
+    });
+    acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
+      's3files:ListFileSystems has no resource-level permissions; the cleaner lists the file systems of its bucket and empties it only when there is none.');
+    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, this.bucket.arnForObjects('*'))}]`,
+      'Only with RemovalPolicy.DESTROY on a bucket this construct created: the cleaner empties it (every object version) once no file system uses it.');
+    const cleaner = new CustomResource(scope, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: BUCKET_CLEANER_RESOURCE_TYPE,
+      serviceTimeout: Duration.seconds(CUSTOM_RESOURCE_MAX_SECONDS),
+      properties: {
+        BucketArn: this.bucket.bucketArn,
+        // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that empties.
+        EmptyOnDelete: Lazy.string({ produce: () => (this.destroyOnDelete ? 'true' : 'false') }),
+        TotalTimeoutSeconds: String(GUARD_TOTAL_SECONDS),
+      },
+    });
+    cleaner.node.addDependency(policy);
+    return cleaner;
+  }
+
+  /** The cleaner's rights: a read always (a policy needs a statement); emptying and deletion only with DESTROY. */
+  private renderCleanerPolicy(): iam.PolicyDocument {
+    const doc = new iam.PolicyDocument();
+    // ListFileSystems has no resource-level permissions.
+    doc.addStatements(new iam.PolicyStatement({ actions: ['s3files:ListFileSystems'], resources: ['*'] }));
+    if (!this.destroyOnDelete) return doc;
+    doc.addStatements(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket', 's3:ListBucketVersions', 's3:DeleteBucket'], resources: [this.bucket.bucketArn] }),
+      new iam.PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [this.bucket.arnForObjects('*')] }),
+    );
+    return doc;
   }
 
   /**
@@ -1058,14 +1107,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       // What CloudFormation's own delete handler holds: the service removes its EventBridge rules on the caller's behalf.
       new iam.PolicyStatement({ actions: GUARD_EVENTS_ACTIONS, resources: [eventsRuleArn(stack)] }),
     );
-    if (this.ownsBucket) {
-      doc.addStatements(
-        // The bucket stays attached for a while after the deletion; ListFileSystems has no resource-level permissions.
-        new iam.PolicyStatement({ actions: ['s3files:ListFileSystems'], resources: ['*'] }),
-        new iam.PolicyStatement({ actions: ['s3:ListBucket', 's3:ListBucketVersions'], resources: [this.bucket.bucketArn] }),
-        new iam.PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [this.bucket.arnForObjects('*')] }),
-      );
-    }
     return doc;
   }
 
@@ -1074,10 +1115,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       'Read-only, on the access points of this one file system: their ids exist only after creation, and the waiter checks each one.');
     acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, eventsRuleArn(Stack.of(this)))}]`,
       'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s own delete handler holds).');
-    acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
-      's3files:ListFileSystems has no resource-level permissions; the guard only lists the file systems of its bucket to wait until the bucket is detached before emptying it.');
-    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(this, this.bucket.arnForObjects('*'))}]`,
-      'Only with RemovalPolicy.DESTROY on a bucket this construct created: the guard empties it (every object version) after the file system is gone.');
   }
 
   /** S3 Files needs the bucket in the file system's region; warn on a foreign account. */

@@ -717,8 +717,8 @@ describe('S3FilesFileSystem: waiter', () => {
   });
 
   test.each([
-    [RemovalPolicy.RETAIN, 23],
-    [RemovalPolicy.DESTROY, 8],
+    [RemovalPolicy.RETAIN, 19],
+    [RemovalPolicy.DESTROY, 7],
   ])('with %s, %i file systems fit one stack; one more is a synth error about the handler role\'s inline policy limit', (removalPolicy, fits) => {
     // GIVEN a stack with the largest number of file systems whose handler policies fit IAM's 10,240 characters
     const build = (n: number) => {
@@ -892,6 +892,9 @@ describe('S3FilesFileSystem: data safety on removal', () => {
   function guard(t: Template): [string, any] {
     return only(t, 'Custom::S3FilesDeleteGuard');
   }
+  function cleaner(t: Template): [string, any] {
+    return only(t, 'Custom::S3FilesBucketCleaner');
+  }
   /** Statements of every policy attached to the provider's isComplete role. */
   function handlerRoleStatements(t: Template): Array<{ policy: string; statement: any }> {
     return resourcesOfType(t, 'AWS::IAM::Policy')
@@ -911,11 +914,12 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     expect(only(t, 'AWS::S3::Bucket')[1]).toMatchObject(retained);
     expect(only(t, 'AWS::S3::BucketPolicy')[1]).toMatchObject(retained);
     expect(resourcesOfType(t, 'Custom::S3AutoDeleteObjects')).toHaveLength(0);
-    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false', EmptyBucket: 'false' });
-    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3files:DeleteFileSystem|s3:DeleteObject/);
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false' });
+    expect(cleaner(t)[1].Properties).toMatchObject({ EmptyOnDelete: 'false' });
+    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3files:DeleteFileSystem|s3:DeleteObject|s3:DeleteBucket/);
   });
 
-  test('with DESTROY the guard deletes the file system after its users, then empties the created bucket', () => {
+  test('with DESTROY the guard deletes the file system after its users; the bucket\'s own cleaner, deleted after the guard, empties and deletes the created bucket', () => {
     // GIVEN / WHEN
     const { fs, stack } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
     fs.addAccessPoint('Extra');
@@ -931,9 +935,18 @@ describe('S3FilesFileSystem: data safety on removal', () => {
       DeleteFileSystem: 'true',
       DeleteTimeoutSeconds: '1800',
       TotalTimeoutSeconds: '3300',
-      BucketArn: { 'Fn::GetAtt': [bucketId, 'Arn'] },
-      EmptyBucket: 'true',
     });
+    const [cleanerId, c] = cleaner(t);
+    expect(c.Properties).toEqual({
+      ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^cdks3fileslambdaWaiterProviderframeworkonEvent/), 'Arn'] },
+      ServiceTimeout: '3600',
+      BucketArn: { 'Fn::GetAtt': [bucketId, 'Arn'] },
+      EmptyOnDelete: 'true',
+      TotalTimeoutSeconds: '3300',
+    });
+    // the guard depends on the cleaner: on deletion the file system goes first, then the cleaner runs, then the bucket
+    expect(g.DependsOn).toContain(cleanerId);
+    expect(cleanerId).toMatch(/^FilesBucketCleaner[0-9A-F]{8}$/);
     expect(fsRes.DeletionPolicy).toBe('Delete');
     expect(bucket.DeletionPolicy).toBe('Delete');
     // ... every mount target, access point and the file system policy depend on the guard (deleted before it) ...
@@ -946,22 +959,28 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     const [guardPolicyId, guardPolicy] = byPrefix(t, 'AWS::IAM::Policy', guardId.replace(/[0-9A-F]{8}$/, 'Policy'));
     expect(g.DependsOn).toContain(guardPolicyId);
     const actions = guardPolicy.Properties.PolicyDocument.Statement.flatMap((st: any) => [].concat(st.Action));
-    expect(actions).toEqual(expect.arrayContaining([
-      's3files:DeleteFileSystem', 's3files:GetFileSystem', 'events:DeleteRule', 'events:RemoveTargets', 's3files:ListFileSystems',
-      's3:ListBucketVersions', 's3:DeleteObjectVersion',
-    ]));
+    expect(actions).toEqual(expect.arrayContaining(['s3files:DeleteFileSystem', 's3files:GetFileSystem', 'events:DeleteRule', 'events:RemoveTargets']));
+    // the guard has no right on the bucket at all
+    expect(JSON.stringify(guardPolicy)).not.toMatch(/"s3:|ListFileSystems/);
+    // ... and the cleaner's rights live in its own policy, which it depends on
+    const [cleanerPolicyId, cleanerPolicy] = byPrefix(t, 'AWS::IAM::Policy', 'FilesBucketCleanerPolicy');
+    expect(c.DependsOn).toContain(cleanerPolicyId);
+    expect(cleanerPolicy.Properties.PolicyDocument.Statement.flatMap((st: any) => [].concat(st.Action))).toEqual([
+      's3files:ListFileSystems', 's3:ListBucket', 's3:ListBucketVersions', 's3:DeleteBucket', 's3:DeleteObject', 's3:DeleteObjectVersion',
+    ]);
   });
 
-  test('with DESTROY and an imported bucket, the guard deletes the file system but never touches the bucket', () => {
+  test('with DESTROY and an imported bucket, the guard deletes the file system, and nothing can touch the bucket', () => {
     // GIVEN / WHEN
     const stack = newStack();
     new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket: s3.Bucket.fromBucketName(stack, 'B', 'theirs'), removalPolicy: RemovalPolicy.DESTROY });
     // THEN
     const t = Template.fromStack(stack);
-    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'true', EmptyBucket: 'false' });
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'true' });
+    expect(resourcesOfType(t, 'Custom::S3FilesBucketCleaner')).toEqual([]);
     const text = JSON.stringify(handlerRoleStatements(t));
     expect(text).toContain('s3files:DeleteFileSystem');
-    expect(text).not.toMatch(/s3:DeleteObject|s3files:ListFileSystems/);
+    expect(text).not.toMatch(/s3:Delete|s3files:ListFileSystems/);
   });
 
   test('with DESTROY only the delete guard may delete, and only its own file system', () => {
@@ -993,9 +1012,10 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     const { fs, template } = fileSystem();
     // WHEN the policy is changed the standard CDK ways
     apply(fs);
-    // THEN the guard deletes and empties, and everything follows the file system
+    // THEN the guard deletes, the cleaner empties, and everything follows the file system
     const t = template();
-    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'true', EmptyBucket: 'true' });
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'true' });
+    expect(cleaner(t)[1].Properties).toMatchObject({ EmptyOnDelete: 'true' });
     for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'], ['AWS::S3::Bucket', 'FilesBucket']]) {
       expect(byPrefix(t, type, prefix)[1]).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
     }
@@ -1012,7 +1032,8 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     apply(fs);
     // THEN
     const t = template();
-    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false', EmptyBucket: 'false' });
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false' });
+    expect(cleaner(t)[1].Properties).toMatchObject({ EmptyOnDelete: 'false' });
     for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'], ['AWS::S3::Bucket', 'FilesBucket']]) {
       expect(byPrefix(t, type, prefix)[1]).toMatchObject({ DeletionPolicy: 'Retain' });
     }

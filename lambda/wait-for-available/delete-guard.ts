@@ -1,6 +1,6 @@
-import { DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
-  DeleteFileSystemCommand, GetFileSystemCommand, paginateListAccessPoints, paginateListFileSystems, paginateListMountTargets,
+  DeleteFileSystemCommand, GetFileSystemCommand, paginateListAccessPoints, paginateListMountTargets,
   S3FilesClient,
 } from '@aws-sdk/client-s3files';
 import { describeError, isNotFound, isTransient } from './errors';
@@ -12,8 +12,8 @@ import { DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS
  * `Custom::S3FilesDeleteGuard`: sits between a file system and everything that uses it (mount
  * targets, access points, policy). On deletion it runs after those are gone and, for
  * RemovalPolicy.DESTROY, deletes the file system itself without forceDelete, retrying while the
- * service refuses because writes are still pending export to S3; then, for a bucket the construct
- * created, waits until the bucket is detached and empties it, so CloudFormation can delete it.
+ * service refuses because writes are still pending export to S3. Properties of older versions
+ * (`BucketArn`, `EmptyBucket`) are ignored: it never empties a bucket.
  */
 export const GUARD_RESOURCE_TYPE = DELETE_GUARD_RESOURCE_TYPE;
 
@@ -26,8 +26,6 @@ export const DEFAULT_GUARD_TOTAL_SECONDS = GUARD_TOTAL_SECONDS;
  * its own before the guard runs, so after this grace the remaining ones were made outside the stack.
  */
 export const BLOCKER_GRACE_SECONDS = 120;
-/** Time one poll spends deleting object versions before it hands back to the provider. */
-const EMPTY_SLICE_MS = 25_000;
 
 export interface DeleteGuardProps {
   readonly fileSystemId: string;
@@ -35,10 +33,6 @@ export interface DeleteGuardProps {
   readonly deleteFileSystem: boolean;
   readonly deleteTimeoutSeconds: number;
   readonly totalTimeoutSeconds: number;
-  /** The file system's bucket (ARN). */
-  readonly bucketArn?: string;
-  /** Empty the bucket once detached: only for a bucket the construct created, with DESTROY. */
-  readonly emptyBucket: boolean;
 }
 
 export interface GuardDeps {
@@ -82,21 +76,11 @@ export function parseGuardProps(input: Record<string, unknown> | undefined): Del
   if (typeof fs !== 'string' || fs.trim() === '') {
     throw new InvalidPropertyError(`"FileSystemId" is required by ${GUARD_RESOURCE_TYPE}, got ${show(fs)}.`);
   }
-  const bucketArn = props.BucketArn;
-  if (bucketArn !== undefined && (typeof bucketArn !== 'string' || !/^arn:[\w-]+:s3:::[^/]+$/.test(bucketArn))) {
-    throw new InvalidPropertyError(`"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got ${show(bucketArn)}.`);
-  }
-  const emptyBucket = parseFlag(props, 'EmptyBucket');
-  if (emptyBucket && bucketArn === undefined) {
-    throw new InvalidPropertyError('"EmptyBucket" is "true" but "BucketArn" is missing: pass the bucket to empty.');
-  }
   return {
     fileSystemId: fs.trim(),
     deleteFileSystem: parseFlag(props, 'DeleteFileSystem'),
     deleteTimeoutSeconds: parseSeconds(props, 'DeleteTimeoutSeconds', DEFAULT_GUARD_TIMEOUT_SECONDS),
     totalTimeoutSeconds: parseSeconds(props, 'TotalTimeoutSeconds', DEFAULT_GUARD_TOTAL_SECONDS),
-    bucketArn: bucketArn as string | undefined,
-    emptyBucket,
   };
 }
 
@@ -188,47 +172,10 @@ async function conflictStep(deps: GuardDeps, props: DeleteGuardProps, error: unk
   return { done: false, reason: `the service refused the deletion: the file system still has ${blockers.join('; ')}` };
 }
 
-function bucketNameOf(bucketArn: string): string {
-  return bucketArn.slice(bucketArn.indexOf(':::') + 3);
-}
-
-/** The bucket stays attached (BucketHasS3FileSystemAttached) for a while after the file system is deleted. */
-async function stillAttached(client: S3FilesClient, props: DeleteGuardProps): Promise<boolean> {
-  for await (const page of paginateListFileSystems({ client, pageSize: 100 }, { bucket: props.bucketArn })) {
-    if ((page.fileSystems ?? []).some((f) => f.fileSystemId === props.fileSystemId)) return true;
-  }
-  return false;
-}
-
-/** Deletes object versions and delete markers for up to `sliceMs`; true once the bucket is empty. */
-export async function emptyBucketSlice(
-  s3: S3Client, bucket: string, now: () => number, sliceMs = EMPTY_SLICE_MS,
-): Promise<{ empty: boolean; deleted: number }> {
-  const stopAt = now() + sliceMs;
-  let deleted = 0;
-  do {
-    // Always from the start: what was deleted is gone, so the first page is what remains.
-    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }));
-    const objects = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]
-      .map((v) => ({ Key: v.Key!, VersionId: v.VersionId }));
-    if (objects.length === 0) return { empty: true, deleted };
-    const result = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
-    if (result.Errors?.length) {
-      const first = result.Errors[0];
-      throw new DeleteGuardError(`could not empty bucket ${bucket}: ${result.Errors.length} object versions were not deleted `
-        + `(first: ${first.Key} ${first.VersionId ?? ''}: ${first.Code} ${first.Message}). The bucket is kept; fix the cause and retry the stack deletion.`);
-    }
-    deleted += objects.length;
-    // What was listed is gone; without a further page the bucket is now empty.
-    if (!page.IsTruncated) return { empty: true, deleted };
-  } while (now() < stopAt);
-  return { empty: false, deleted };
-}
-
 /**
  * One poll of the guard's Delete (DESTROY). Deletes the file system, retrying while exports are
- * pending (up to `deleteTimeoutSeconds`); then, for a created bucket, waits for detachment and
- * empties it. Fails, keeping what is left, at `totalTimeoutSeconds` or on a non-retryable error.
+ * pending (up to `deleteTimeoutSeconds`). It never touches the bucket: emptying a created bucket
+ * belongs to the bucket's own deletion (the bucket cleaner), never to a file system's.
  */
 export async function guardDelete(deps: GuardDeps, props: DeleteGuardProps, startedAtMs: number): Promise<IsCompleteResult> {
   const fs = props.fileSystemId;
@@ -249,29 +196,5 @@ export async function guardDelete(deps: GuardDeps, props: DeleteGuardProps, star
     return { IsComplete: false };
   }
   deps.log.info('File system deleted', { fileSystemId: fs, elapsedSeconds: elapsed });
-  if (!props.emptyBucket || !props.bucketArn) return { IsComplete: true };
-
-  const bucket = bucketNameOf(props.bucketArn);
-  const overTotal = (what: string) => new DeleteGuardError(`file system ${fs} is deleted, but ${what} after ${elapsed} s `
-    + `(limit ${props.totalTimeoutSeconds} s). The bucket ${bucket} and its objects are kept. To finish: empty the bucket `
-    + '(aws s3 rm with --recursive, and its object versions) and retry the stack deletion.');
-  try {
-    if (await stillAttached(deps.client, props)) {
-      if (elapsedMs >= props.totalTimeoutSeconds * 1000) throw overTotal('the bucket is still attached to it');
-      deps.log.info('Waiting for the bucket to be detached before emptying it', { fileSystemId: fs, bucket, elapsedSeconds: elapsed });
-      return { IsComplete: false };
-    }
-    const slice = await emptyBucketSlice(deps.s3, bucket, deps.now);
-    deps.log.info(slice.empty ? 'Bucket emptied' : 'Emptying the bucket', { bucket, deletedVersions: slice.deleted, elapsedSeconds: elapsed });
-    if (!slice.empty && elapsedMs >= props.totalTimeoutSeconds * 1000) throw overTotal('the bucket is still not empty');
-    return { IsComplete: slice.empty };
-  } catch (error) {
-    if (error instanceof DeleteGuardError) throw error;
-    if (!isTransient(error)) {
-      throw new DeleteGuardError(`file system ${fs} is deleted, but its bucket ${bucket} could not be emptied: ${describeError(error)}. `
-        + 'The bucket is kept. Check the guard\'s policy (s3files:ListFileSystems, s3:ListBucketVersions, s3:DeleteObjectVersion), then retry the stack deletion.');
-    }
-    deps.log.warn('Transient error while emptying the bucket; will retry on the next poll', { bucket, error: describeError(error) });
-    return { IsComplete: false };
-  }
+  return { IsComplete: true };
 }

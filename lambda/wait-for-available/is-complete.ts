@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3FilesClient } from '@aws-sdk/client-s3files';
 import { OVER_BUDGET, POLL_BUDGET_MS, withinBudget } from './clients';
+import { BucketCleanerError, cleanerDelete, cleanerPropsForDelete, CLEANER_RESOURCE_TYPE } from './bucket-cleaner';
 import { DeleteGuardError, GUARD_RESOURCE_TYPE, guardDelete, guardPropsForDelete } from './delete-guard';
 import { parseProps, parseStartedAt } from './props';
 import type { IsCompleteRequest } from './request';
@@ -15,7 +16,7 @@ export interface IsCompleteDeps {
   readonly budgetMs?: number;
 }
 
-/** One provider serves two resource types: the availability waiter and the delete guard. */
+/** One provider serves three resource types: the availability waiter, the delete guard and the bucket cleaner. */
 export async function handleIsComplete(request: IsCompleteRequest, deps: IsCompleteDeps): Promise<IsCompleteResult> {
   const startedAt = parseStartedAt(request.Data);
   let timeoutSeconds: number;
@@ -27,6 +28,13 @@ export async function handleIsComplete(request: IsCompleteRequest, deps: IsCompl
     if (!props?.deleteFileSystem) return { IsComplete: true };
     timeoutSeconds = props.totalTimeoutSeconds;
     work = guardDelete(deps, props, startedAt);
+  } else if (request.ResourceType === CLEANER_RESOURCE_TYPE) {
+    // Only its Delete acts, and only with DESTROY.
+    if (request.RequestType !== 'Delete') return { IsComplete: true };
+    const props = cleanerPropsForDelete(request.ResourceProperties, deps.log);
+    if (!props?.emptyOnDelete) return { IsComplete: true };
+    timeoutSeconds = props.totalTimeoutSeconds;
+    work = cleanerDelete(deps, props, startedAt);
   } else {
     // The waiter has nothing to do on Delete: the delete guard protects unexported writes.
     if (request.RequestType === 'Delete') return { IsComplete: true };
@@ -43,7 +51,8 @@ export async function handleIsComplete(request: IsCompleteRequest, deps: IsCompl
   if (elapsedSeconds >= timeoutSeconds) {
     const message = `gave up after ${elapsedSeconds} s (limit ${timeoutSeconds} s): the S3 Files or S3 API did not answer `
       + 'within a poll. Check the service health and the handler logs, then retry.';
-    throw request.ResourceType === GUARD_RESOURCE_TYPE ? new DeleteGuardError(message) : new WaitFailedError(message);
+    throw request.ResourceType === GUARD_RESOURCE_TYPE ? new DeleteGuardError(message)
+      : request.ResourceType === CLEANER_RESOURCE_TYPE ? new BucketCleanerError(message) : new WaitFailedError(message);
   }
   deps.log.warn('The service did not answer within this poll; trying again on the next one', { elapsedSeconds, budgetMs: deps.budgetMs ?? POLL_BUDGET_MS });
   return { IsComplete: false };

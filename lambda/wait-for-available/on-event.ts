@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import { cleanerPropsForDelete, CLEANER_RESOURCE_TYPE, parseCleanerProps } from './bucket-cleaner';
 import { GUARD_RESOURCE_TYPE, guardPropsForDelete, parseGuardProps } from './delete-guard';
 import { parseProps } from './props';
 import { OnEventRequest, OnEventResponse, propsForDelete } from './request';
@@ -17,6 +18,7 @@ export async function handleOnEvent(request: OnEventRequest, deps: OnEventDeps):
     throw new Error(`Unsupported RequestType ${JSON.stringify(request.RequestType)}.`);
   }
   if (request.ResourceType === GUARD_RESOURCE_TYPE) return guardOnEvent(request, deps, startedAt);
+  if (request.ResourceType === CLEANER_RESOURCE_TYPE) return cleanerOnEvent(request, deps, startedAt);
   if (request.RequestType === 'Delete') {
     const props = propsForDelete(request, deps.log);
     deps.log.info('Delete: nothing to wait for', { fileSystemId: props?.fileSystemId });
@@ -49,4 +51,16 @@ function guardOnEvent(request: OnEventRequest, deps: OnEventDeps, startedAt: str
   const props = parseGuardProps(request.ResourceProperties);
   deps.log.info(`Delete guard: ${request.RequestType} (no-op)`, { fileSystemId: props.fileSystemId, deleteFileSystem: props.deleteFileSystem });
   return { PhysicalResourceId: props.fileSystemId, Data: { StartedAt: startedAt } };
+}
+
+/** The cleaner's physical id is its bucket's name: a replaced bucket gets Delete with the old one. */
+function cleanerOnEvent(request: OnEventRequest, deps: OnEventDeps, startedAt: string): OnEventResponse {
+  if (request.RequestType === 'Delete') {
+    const props = cleanerPropsForDelete(request.ResourceProperties, deps.log);
+    deps.log.info('Bucket cleaner: Delete', { bucketArn: props?.bucketArn, emptyOnDelete: props?.emptyOnDelete ?? false });
+    return { PhysicalResourceId: request.PhysicalResourceId ?? 'none', Data: { StartedAt: startedAt } };
+  }
+  const props = parseCleanerProps(request.ResourceProperties);
+  deps.log.info(`Bucket cleaner: ${request.RequestType} (no-op)`, { bucketArn: props.bucketArn, emptyOnDelete: props.emptyOnDelete });
+  return { PhysicalResourceId: props.bucketArn.slice(props.bucketArn.indexOf(':::') + 3), Data: { StartedAt: startedAt } };
 }

@@ -8,6 +8,8 @@
 export const WAITER_RESOURCE_TYPE = 'Custom::S3FilesMountTargetsAvailable';
 /** CloudFormation type of the delete guard, served by the same provider. */
 export const DELETE_GUARD_RESOURCE_TYPE = 'Custom::S3FilesDeleteGuard';
+/** CloudFormation type of the bucket cleaner (a created bucket's emptying and deletion), same provider. */
+export const BUCKET_CLEANER_RESOURCE_TYPE = 'Custom::S3FilesBucketCleaner';
 
 /** CloudFormation waits at most this long for a custom resource (its `ServiceTimeout` ceiling). */
 export const CUSTOM_RESOURCE_MAX_SECONDS = 3600;

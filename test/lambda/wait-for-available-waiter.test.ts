@@ -6,14 +6,16 @@ import { DeleteFileSystemCommand, GetFileSystemCommand, ListMountTargetsCommand,
 import { mockClient } from 'aws-sdk-client-mock';
 import { BOUNDED_CLIENT_CONFIG } from '../../lambda/wait-for-available/clients';
 import {
-  emptyBucketSlice, guardDelete, guardPropsForDelete, isPendingExport, parseGuardProps,
-} from '../../lambda/wait-for-available/delete-guard';
+  cleanerDelete, emptyBucketSlice, isStillAttached, parseCleanerProps,
+} from '../../lambda/wait-for-available/bucket-cleaner';
+import { guardDelete, guardPropsForDelete, isPendingExport, parseGuardProps } from '../../lambda/wait-for-available/delete-guard';
 import { describeError, isTransient } from '../../lambda/wait-for-available/errors';
 import { handleIsComplete } from '../../lambda/wait-for-available/is-complete';
 import { parseProps, parseStartedAt } from '../../lambda/wait-for-available/props';
 import { verifyBucketVersioning } from '../../lambda/wait-for-available/versioning';
 import { checkAvailability, evaluate, WaitLogger } from '../../lambda/wait-for-available/waiter';
 import { freePort, MotoServer, startMotoServer } from '../servers/moto-server';
+import { S3AttachedProxy } from '../servers/s3-attached-proxy';
 import { perCall, S3FilesEndpoint } from '../servers/s3files-endpoint';
 
 // The pure functions with an injected clock and a recording logger, against the real SDK and the
@@ -264,36 +266,46 @@ describe('guardDelete (delete guard) with an injected clock', () => {
     [{ FileSystemId: FS, DeleteFileSystem: 'yes' }, /"DeleteFileSystem" must be "true" or "false", got "yes"/],
     [{ FileSystemId: FS, DeleteTimeoutSeconds: '0' }, /"DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got "0"/],
     [{ FileSystemId: FS, TotalTimeoutSeconds: '7200' }, /"TotalTimeoutSeconds" must be a whole number between 1 and 3600, got "7200"/],
-    [{ FileSystemId: FS, EmptyBucket: 'true' }, /"EmptyBucket" is "true" but "BucketArn" is missing/],
-    [{ FileSystemId: FS, BucketArn: 'my-bucket' }, /"BucketArn" must be a bucket ARN/],
     [{ FileSystemId: FS, DeleteTimeoutSeconds: 'soon' }, /"DeleteTimeoutSeconds" must be a whole number/],
   ])('parseGuardProps rejects %j', (input, message) => {
     // GIVEN bad guard properties / WHEN parsed / THEN the property is named
     expect(() => parseGuardProps(input)).toThrow(message);
   });
 
-  test('defaults: no deletion, 1800 s for exports, 3300 s in all, no emptying; lenient on Delete', () => {
+  test('defaults: no deletion, 1800 s for exports, 3300 s in all; the bucket properties of older versions are ignored; lenient on Delete', () => {
     // GIVEN minimal and broken properties
     const log = recordingLogger();
     // THEN
     expect(parseGuardProps({ FileSystemId: FS })).toEqual({
-      fileSystemId: FS, deleteFileSystem: false, deleteTimeoutSeconds: 1800, totalTimeoutSeconds: 3300, bucketArn: undefined, emptyBucket: false,
+      fileSystemId: FS, deleteFileSystem: false, deleteTimeoutSeconds: 1800, totalTimeoutSeconds: 3300,
     });
+    expect(parseGuardProps({ FileSystemId: FS, BucketArn: 'arn:aws:s3:::b', EmptyBucket: 'true' })).toEqual(parseGuardProps({ FileSystemId: FS }));
     expect(guardPropsForDelete({ DeleteFileSystem: 'maybe' }, log)).toBeUndefined();
     expect(log.lines[0]).toMatchObject({ level: 'warn' });
   });
 });
 
-describe('guardDelete: a created bucket is emptied only once the file system is detached from it (moto S3)', () => {
+describe('the delete guard never touches the bucket; the bucket cleaner empties and deletes it only when no file system lists it (moto S3)', () => {
   const BUCKET = 'guarded-bucket';
-  const props = parseGuardProps({
-    FileSystemId: FS, DeleteFileSystem: 'true', BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyBucket: 'true', TotalTimeoutSeconds: '600',
-  });
+  const cleaner = parseCleanerProps({ BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyOnDelete: 'true', TotalTimeoutSeconds: '600' });
+  let proxy: S3AttachedProxy;
+  let viaProxy: S3Client;
 
   beforeAll(async () => {
-    // GIVEN a versioned bucket with current and noncurrent versions and a delete marker
-    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    // GIVEN a versioned bucket, reached through a proxy that can keep it "attached" for DeleteBucket
+    proxy = await S3AttachedProxy.start(moto.url);
+    viaProxy = new S3Client({ region: 'us-east-1', endpoint: proxy.url, credentials: creds, forcePathStyle: true });
+  });
+  afterAll(async () => {
+    viaProxy.destroy();
+    await proxy.stop();
+  });
+  beforeEach(async () => {
+    // Each test starts from an empty versioned bucket (a test may delete it).
+    await s3.send(new CreateBucketCommand({ Bucket: BUCKET })).catch(() => undefined);
     await s3.send(new PutBucketVersioningCommand({ Bucket: BUCKET, VersioningConfiguration: { Status: 'Enabled' } }));
+    while (!(await emptyBucketSlice(s3, BUCKET, Date.now)).empty);
+    proxy.deleteBucketCalls.length = 0;
   });
 
   async function seed(n: number): Promise<void> {
@@ -309,32 +321,71 @@ describe('guardDelete: a created bucket is emptied only once the file system is 
     return (page.Versions?.length ?? 0) + (page.DeleteMarkers?.length ?? 0);
   }
 
-  test('deletes the file system, waits while the bucket is still attached, then removes every version and marker', async () => {
-    await seed(5);
-    expect(await versions()).toBe(11);
+  const cleanerDeps = (nowMs: number) => ({ ...deps(nowMs), s3: viaProxy });
+
+  test('a replaced file system\'s old guard (properties of any version, EmptyBucket "true" included) deletes its file system and leaves the bucket alone', async () => {
+    // GIVEN the bucket the new file system uses, with data, and the old file system detached from it
+    await seed(3);
     endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${BUCKET}`);
-    endpoint.setDetachment(FS, perCall('attached', 'attached', 'detached'));
-    // WHEN the guard is polled until done
+    endpoint.setDetachment(FS, perCall('detached'));
+    const old = parseGuardProps({ FileSystemId: FS, DeleteFileSystem: 'true', BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyBucket: 'true', TotalTimeoutSeconds: '600' });
+    // WHEN the old guard's Delete runs to the end
     const results: boolean[] = [];
-    for (let i = 0; i < 6 && !results.at(-1); i++) results.push((await guardDelete(deps(T0 + i * 10_000), props, T0)).IsComplete);
-    // THEN: deletion accepted, gone but attached twice, then emptied
-    expect(results).toEqual([false, false, false, true]);
-    expect(await versions()).toBe(0);
-    // AND nothing was listed for emptying before the detachment
-    const lists = endpoint.requests.filter((r) => r.operation === 'ListFileSystems');
-    expect(lists).toHaveLength(3);
-    expect(lists[0].query.bucket).toBe(`arn:aws:s3:::${BUCKET}`);
+    for (let i = 0; i < 6 && !results.at(-1); i++) results.push((await guardDelete(deps(T0 + i * 10_000), old, T0)).IsComplete);
+    // THEN the old file system is deleted and not one object version is
+    expect(results.at(-1)).toBe(true);
+    expect(await versions()).toBe(7);
+    expect(endpoint.requests.filter((r) => r.operation === 'ListFileSystems')).toEqual([]);
   });
 
-  test('fails at the total bound while the bucket stays attached, keeping the objects', async () => {
+  test('waits while any file system lists the bucket, then removes every version and marker and deletes the bucket through S3\'s attached-conflict', async () => {
+    await seed(5);
+    expect(await versions()).toBe(11);
+    // a file system (not necessarily the construct's) still lists the bucket twice; S3 refuses DeleteBucket twice more
+    endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${BUCKET}`);
+    await client.send(new DeleteFileSystemCommand({ fileSystemId: FS }));
+    endpoint.setDetachment(FS, perCall('attached', 'attached', 'detached'));
+    proxy.keepAttached(BUCKET, 2);
+    // WHEN the cleaner is polled until done
+    const results: boolean[] = [];
+    const seen: number[] = [];
+    for (let i = 0; i < 8 && !results.at(-1); i++) {
+      results.push((await cleanerDelete(cleanerDeps(T0 + i * 10_000), cleaner, T0)).IsComplete);
+      seen.push(await versions().catch(() => -1));
+    }
+    // THEN nothing was deleted while it was listed; then emptied; then deleted after two refusals
+    expect(results).toEqual([false, false, false, false, true]);
+    expect(seen.slice(0, 2)).toEqual([11, 11]);
+    expect(proxy.deleteBucketCalls.map((c) => c.status)).toEqual([409, 409, 204]);
+    await expect(s3.send(new GetBucketVersioningCommand({ Bucket: BUCKET }))).rejects.toThrow(/NoSuchBucket|does not exist/);
+  });
+
+  test('fails at the total bound while a file system still lists the bucket, keeping every object', async () => {
     await seed(1);
-    endpoint.setFileSystem(FS, perCall('deleted'), `arn:aws:s3:::${BUCKET}`);
+    endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${BUCKET}`);
     endpoint.setDetachment(FS, perCall('attached'));
-    const late = guardDelete(deps(T0 + 600_000), props, T0);
-    await expect(late).rejects.toThrow(/file system fs-0123456789abcdef0 is deleted, but the bucket is still attached to it after 600 s \(limit 600 s\)\. The bucket guarded-bucket and its objects are kept/);
-    expect(await versions()).toBeGreaterThan(0);
-    // cleanup for the next test
+    const late = cleanerDelete(cleanerDeps(T0 + 600_000), cleaner, T0);
+    await expect(late).rejects.toThrow(/bucket guarded-bucket is still used by file system fs-0123456789abcdef0 \(available\), so it was not emptied after 600 s \(limit 600 s\)\. The bucket and whatever is still in it are kept/);
+    expect(await versions()).toBe(3);
     expect(await emptyBucketSlice(s3, BUCKET, Date.now)).toMatchObject({ empty: true });
+  });
+
+  test('fails at the total bound while S3 keeps refusing DeleteBucket; an already-deleted bucket is done', async () => {
+    proxy.keepAttached(BUCKET, 5);
+    await expect(cleanerDelete(cleanerDeps(T0 + 600_000), cleaner, T0)).rejects.toThrow(/is empty, but S3 still refuses to delete it \(BucketHasS3FileSystemAttached \(HTTP 409\)/);
+    proxy.keepAttached(BUCKET, 0);
+    expect(await cleanerDelete(cleanerDeps(T0), cleaner, T0)).toEqual({ IsComplete: true });
+    expect(await cleanerDelete(cleanerDeps(T0), cleaner, T0)).toEqual({ IsComplete: true });
+    expect(isStillAttached({ name: 'BucketHasS3FileSystemAttached', $metadata: { httpStatusCode: 409 } })).toBe(true);
+    expect(isStillAttached({ name: 'BucketNotEmpty', $metadata: { httpStatusCode: 409 } })).toBe(false);
+  });
+
+  test.each([
+    [{}, /"BucketArn" must be a bucket ARN/],
+    [{ BucketArn: 'arn:aws:s3:::b', EmptyOnDelete: 'yes' }, /"EmptyOnDelete" must be "true" or "false", got "yes"/],
+    [{ BucketArn: 'arn:aws:s3:::b', TotalTimeoutSeconds: '0' }, /"TotalTimeoutSeconds" must be a whole number between 1 and 3600/],
+  ])('parseCleanerProps rejects %j', (input, message) => {
+    expect(() => parseCleanerProps(input)).toThrow(message);
   });
 
   test('a large bucket is emptied over several polls, each within its slice', async () => {

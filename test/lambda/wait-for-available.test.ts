@@ -49,6 +49,7 @@ beforeEach(() => endpoint.reset());
 
 const WAITER = 'Custom::S3FilesMountTargetsAvailable';
 const GUARD = 'Custom::S3FilesDeleteGuard';
+const CLEANER = 'Custom::S3FilesBucketCleaner';
 
 function request(type: 'Create' | 'Update' | 'Delete', props: Record<string, unknown>, resourceType = WAITER): OnEventRequest {
   return {
@@ -368,7 +369,7 @@ describe('the deployed handlers bound every call and empty a created bucket only
     expect(Date.now() - started).toBeLessThan(45_000);
   }, 60_000);
 
-  test('DESTROY with a created bucket: deletes the file system, waits for detachment, empties the bucket', async () => {
+  test('DESTROY with a created bucket: the guard deletes the file system; then the bucket cleaner waits for detachment, empties and deletes the bucket', async () => {
     // GIVEN a versioned bucket with data, and its file system
     const bucket = 'created-by-the-construct';
     const s3 = new S3Client({ forcePathStyle: true });
@@ -377,20 +378,21 @@ describe('the deployed handlers bound every call and empty a created bucket only
     for (const key of ['a.txt', 'a.txt', 'dir/b.txt']) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
     endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${bucket}`);
     endpoint.setDetachment(FS, perCall('attached', 'detached'));
-    // WHEN the guard's Delete is driven like the provider does
-    const out = await drive('Delete', {
-      FileSystemId: FS,
-      DeleteFileSystem: 'true',
-      DeleteTimeoutSeconds: '1800',
-      TotalTimeoutSeconds: '3300',
-      BucketArn: `arn:aws:s3:::${bucket}`,
-      EmptyBucket: 'true',
+    // WHEN the guard's Delete, then the cleaner's (CloudFormation's order: the guard depends on the cleaner), are driven like the provider does
+    const guard = await drive('Delete', {
+      FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '1800', TotalTimeoutSeconds: '3300',
     }, { resourceType: GUARD });
-    // THEN
-    expect(out.error).toBeUndefined();
-    expect(out.complete).toBe(true);
-    const left = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }));
-    expect([...(left.Versions ?? []), ...(left.DeleteMarkers ?? [])]).toEqual([]);
+    const versionsAfterGuard = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }));
+    const cleaner = await drive('Delete', {
+      BucketArn: `arn:aws:s3:::${bucket}`, EmptyOnDelete: 'true', TotalTimeoutSeconds: '3300',
+    }, { resourceType: CLEANER });
+    // THEN the guard deleted the file system and left the bucket as it was
+    expect(guard).toMatchObject({ complete: true });
+    expect(versionsAfterGuard.Versions).toHaveLength(3);
+    // AND the cleaner waited for the detachment, emptied the bucket and deleted it
+    expect(cleaner.error).toBeUndefined();
+    expect(cleaner.complete).toBe(true);
+    await expect(s3.send(new ListObjectVersionsCommand({ Bucket: bucket }))).rejects.toThrow(/does not exist|NoSuchBucket/);
     const order = endpoint.requests.map((r) => r.operation).filter((o) => o === 'DeleteFileSystem' || o === 'ListFileSystems');
     expect(order).toEqual(['DeleteFileSystem', 'ListFileSystems', 'ListFileSystems']);
     s3.destroy();

@@ -1,0 +1,168 @@
+import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import { paginateListFileSystems, S3FilesClient } from '@aws-sdk/client-s3files';
+import { describeError, httpStatusOf, isTransient } from './errors';
+import { InvalidPropertyError, MAX_TIMEOUT_SECONDS, show } from './props';
+import type { IsCompleteResult, WaitLogger } from './waiter';
+import { BUCKET_CLEANER_RESOURCE_TYPE, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
+
+/**
+ * `Custom::S3FilesBucketCleaner`: belongs to a bucket the construct created, not to a file system.
+ * A file system's replacement or rollback never reaches it; only the bucket's own deletion does
+ * (removal from the app, stack deletion, a replaced bucket), and then, with RemovalPolicy.DESTROY,
+ * it waits until no file system lists the bucket, empties it (every version and delete marker) and
+ * deletes it, retrying while S3 still reports a file system attached. CloudFormation's delete of
+ * the bucket that follows finds it gone. It never empties a bucket a file system still lists,
+ * whatever its properties say.
+ */
+export const CLEANER_RESOURCE_TYPE = BUCKET_CLEANER_RESOURCE_TYPE;
+
+/** Time one poll spends deleting object versions before it hands back to the provider. */
+const EMPTY_SLICE_MS = 25_000;
+
+export interface BucketCleanerProps {
+  readonly bucketArn: string;
+  /** "true" only with RemovalPolicy.DESTROY; otherwise Delete does nothing. */
+  readonly emptyOnDelete: boolean;
+  readonly totalTimeoutSeconds: number;
+}
+
+export interface CleanerDeps {
+  readonly client: S3FilesClient;
+  readonly s3: S3Client;
+  readonly now: () => number;
+  readonly log: WaitLogger;
+}
+
+export class BucketCleanerError extends Error {
+  constructor(message: string) {
+    super(`${CLEANER_RESOURCE_TYPE}: ${message}`);
+    this.name = 'BucketCleanerError';
+  }
+}
+
+/** Strict parse (Create/Update): bad properties fail the deployment with the property named. */
+export function parseCleanerProps(input: Record<string, unknown> | undefined): BucketCleanerProps {
+  const props = input ?? {};
+  const bucketArn = props.BucketArn;
+  if (typeof bucketArn !== 'string' || !/^arn:[\w-]+:s3:::[^/]+$/.test(bucketArn)) {
+    throw new InvalidPropertyError(`"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got ${show(bucketArn)}.`);
+  }
+  const flag = props.EmptyOnDelete;
+  if (flag !== undefined && flag !== 'true' && flag !== 'false') {
+    throw new InvalidPropertyError(`"EmptyOnDelete" must be "true" or "false", got ${show(flag)}.`);
+  }
+  const rawTotal = props.TotalTimeoutSeconds;
+  const total = rawTotal === undefined ? GUARD_TOTAL_SECONDS : /^\d+$/.test(String(rawTotal)) ? Number(rawTotal) : NaN;
+  if (!Number.isSafeInteger(total) || total < 1 || total > MAX_TIMEOUT_SECONDS) {
+    throw new InvalidPropertyError(`"TotalTimeoutSeconds" must be a whole number between 1 and ${MAX_TIMEOUT_SECONDS}, got ${show(rawTotal)}.`);
+  }
+  return { bucketArn, emptyOnDelete: flag === 'true', totalTimeoutSeconds: total };
+}
+
+/** Lenient parse for Delete: unusable properties mean "delete nothing" (the bucket stays). */
+export function cleanerPropsForDelete(input: Record<string, unknown> | undefined, log: WaitLogger): BucketCleanerProps | undefined {
+  try {
+    return parseCleanerProps(input);
+  } catch (error) {
+    log.warn('Bucket cleaner with unusable properties: leaving the bucket as it is', { error: (error as Error).message });
+    return undefined;
+  }
+}
+
+/** Deletes object versions and delete markers for up to `sliceMs`; true once the bucket is empty. */
+export async function emptyBucketSlice(
+  s3: S3Client, bucket: string, now: () => number, sliceMs = EMPTY_SLICE_MS,
+): Promise<{ empty: boolean; deleted: number }> {
+  const stopAt = now() + sliceMs;
+  let deleted = 0;
+  do {
+    // Always from the start: what was deleted is gone, so the first page is what remains.
+    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }));
+    const objects = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]
+      .map((v) => ({ Key: v.Key!, VersionId: v.VersionId }));
+    if (objects.length === 0) return { empty: true, deleted };
+    const result = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
+    if (result.Errors?.length) {
+      const first = result.Errors[0];
+      throw new BucketCleanerError(`could not empty bucket ${bucket}: ${result.Errors.length} object versions were not deleted `
+        + `(first: ${first.Key} ${first.VersionId ?? ''}: ${first.Code} ${first.Message}). The bucket is kept; fix the cause and retry the stack operation.`);
+    }
+    deleted += objects.length;
+    // What was listed is gone; without a further page the bucket is now empty.
+    if (!page.IsTruncated) return { empty: true, deleted };
+  } while (now() < stopAt);
+  return { empty: false, deleted };
+}
+
+/** The file systems that still list the bucket (any, not only the construct's: one may have been replaced). */
+async function attachedFileSystems(client: S3FilesClient, bucketArn: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const page of paginateListFileSystems({ client, pageSize: 100 }, { bucket: bucketArn })) {
+    for (const f of page.fileSystems ?? []) ids.push(`${f.fileSystemId} (${f.status})`);
+  }
+  return ids;
+}
+
+function isNoSuchBucket(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string };
+  return e?.name === 'NoSuchBucket' || e?.Code === 'NoSuchBucket' || httpStatusOf(error) === 404;
+}
+
+/** S3's refusal to delete a bucket a file system is (still) attached to: 409 BucketHasS3FileSystemAttached. */
+export function isStillAttached(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string; message?: string };
+  return httpStatusOf(error) === 409 && (e?.name === 'BucketHasS3FileSystemAttached' || e?.Code === 'BucketHasS3FileSystemAttached'
+    || /S3FileSystemAttached|file system attached/i.test(e?.message ?? ''));
+}
+
+/**
+ * One poll of the cleaner's Delete (DESTROY). Waits while any file system lists the bucket, then
+ * empties it slice by slice, then deletes it, retrying the service's attached-conflict. Fails,
+ * keeping the bucket and what is left in it, at `totalTimeoutSeconds` or on a non-retryable error.
+ */
+export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps, startedAtMs: number): Promise<IsCompleteResult> {
+  const bucket = props.bucketArn.slice(props.bucketArn.indexOf(':::') + 3);
+  const elapsedMs = deps.now() - startedAtMs;
+  const elapsed = Math.round(elapsedMs / 1000);
+  const overTotal = elapsedMs >= props.totalTimeoutSeconds * 1000;
+  const giveUp = (what: string) => new BucketCleanerError(`bucket ${bucket} ${what} after ${elapsed} s (limit ${props.totalTimeoutSeconds} s). `
+    + 'The bucket and whatever is still in it are kept. To finish: once no S3 Files file system lists it (aws s3files list-file-systems '
+    + `--bucket ${props.bucketArn}), empty it (every object version) and delete it, then retry the stack operation.`);
+  try {
+    const attached = await attachedFileSystems(deps.client, props.bucketArn);
+    if (attached.length > 0) {
+      if (overTotal) throw giveUp(`is still used by file system ${attached.join(', ')}, so it was not emptied`);
+      deps.log.info('Waiting until no file system lists the bucket before emptying it', { bucket, attached, elapsedSeconds: elapsed });
+      return { IsComplete: false };
+    }
+    const slice = await emptyBucketSlice(deps.s3, bucket, deps.now);
+    if (!slice.empty) {
+      if (overTotal) throw giveUp('is still not empty');
+      deps.log.info('Emptying the bucket', { bucket, deletedVersions: slice.deleted, elapsedSeconds: elapsed });
+      return { IsComplete: false };
+    }
+    try {
+      await deps.s3.send(new DeleteBucketCommand({ Bucket: bucket }));
+    } catch (error) {
+      if (isNoSuchBucket(error)) return { IsComplete: true };
+      if (isStillAttached(error)) {
+        if (overTotal) throw giveUp(`is empty, but S3 still refuses to delete it (${describeError(error)})`);
+        deps.log.info('The bucket is empty; S3 still reports a file system attached, retrying', { bucket, elapsedSeconds: elapsed });
+        return { IsComplete: false };
+      }
+      throw error;
+    }
+    deps.log.info('Bucket emptied and deleted', { bucket, elapsedSeconds: elapsed });
+    return { IsComplete: true };
+  } catch (error) {
+    if (error instanceof BucketCleanerError) throw error;
+    if (isNoSuchBucket(error)) return { IsComplete: true };
+    if (!isTransient(error)) {
+      throw new BucketCleanerError(`bucket ${bucket} could not be emptied and deleted: ${describeError(error)}. The bucket is kept. `
+        + 'Check the cleaner\'s policy (s3files:ListFileSystems, s3:ListBucketVersions, s3:DeleteObjectVersion, s3:DeleteBucket), then retry.');
+    }
+    if (overTotal) throw giveUp(`could not be reached (${describeError(error)})`);
+    deps.log.warn('Transient error while cleaning the bucket; will retry on the next poll', { bucket, error: describeError(error) });
+    return { IsComplete: false };
+  }
+}
