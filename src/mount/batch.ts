@@ -31,8 +31,9 @@ export interface BatchMountOptions {
   readonly rootAccess?: boolean;
 
   /**
-   * Grant the job role `s3:GetObject`/`s3:GetObjectVersion` under the access point's directory (and
-   * `kms:Decrypt` through S3 when the bucket key is known) for reads straight from the bucket.
+   * Grant the job role `s3:GetObject`/`s3:GetObjectVersion` under the access point's directory,
+   * `s3:ListBucket` on the bucket (amazon-efs-utils keeps direct reads off without it) and
+   * `kms:Decrypt` through S3 when the bucket key is known, for reads straight from the bucket.
    * @default true
    */
   readonly grantDirectReads?: boolean;

@@ -28,8 +28,9 @@ export interface Ec2MountOptions {
 
   /**
    * Grant the role `s3:GetObject`/`s3:GetObjectVersion` on the objects under the access point's
-   * directory (and `kms:Decrypt` through S3 when the bucket key is known), so the mount helper may
-   * read large files straight from the bucket. For an imported file system its `bucket` must be known.
+   * directory, `s3:ListBucket` on the bucket (amazon-efs-utils keeps direct reads off without it)
+   * and `kms:Decrypt` through S3 when the bucket key is known, so the mount helper may read large
+   * files straight from the bucket. For an imported file system its `bucket` must be known.
    * @default true
    */
   readonly grantDirectReads?: boolean;

@@ -39,8 +39,9 @@ export interface EcsMountOptions {
 
   /**
    * Grant the task role `s3:GetObject`/`s3:GetObjectVersion` on the objects under the access point's
-   * directory (and `kms:Decrypt` through S3 when the bucket key is known), so the mount helper may
-   * read large files straight from the bucket. Without it those reads go through the mount.
+   * directory, `s3:ListBucket` on the bucket (amazon-efs-utils keeps direct reads off without it)
+   * and `kms:Decrypt` through S3 when the bucket key is known, so the mount helper may read large
+   * files straight from the bucket. Without it those reads go through the mount.
    * For an imported file system, its `bucket` must be known.
    * @default true
    */

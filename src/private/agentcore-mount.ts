@@ -45,7 +45,7 @@ export function mountOnAgentCoreRuntime(runtime: agentcore.Runtime, accessPoint:
   }
   cfn.filesystemConfigurations = [...existing, { s3FilesAccessPoint: { accessPointArn: accessPoint.accessPointArn, mountPath } }];
 
-  grantMountingClient(runtime, runtime, accessPoint, options);
+  grantMountingClient(runtime, runtime, accessPoint, options, { efsUtils: false });
   checkSameVpc(runtime, runtime.connections, info.vpc, 'the runtime');
   openNfs(runtime, fs, info, runtime, (group) => joinSecurityGroup(runtime, runtime.connections, cfn,
     'NetworkConfiguration.NetworkModeConfig.SecurityGroups', { max: MAX_RUNTIME_SECURITY_GROUPS, service: 'AgentCore' }, 'the runtime', group), 'the AgentCore runtime');

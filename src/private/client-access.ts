@@ -21,6 +21,15 @@ export interface ClientAccessOptions {
   readonly grantDirectReads?: boolean;
 }
 
+/** How the client mounts: what the mount helper on its side needs beyond the client actions. */
+export interface MountingClient {
+  /**
+   * The mount helper is amazon-efs-utils (EC2 instances, ECS and Batch tasks): with direct reads
+   * it also needs `s3:ListBucket` on the bucket (it keeps read bypass off without it).
+   */
+  readonly efsUtils: boolean;
+}
+
 /** The file system of an access point, when it is one of this library's (anything else cannot be mounted). */
 export function fileSystemOf(scope: IConstruct, accessPoint: S3FilesAccessPointBase): { fs: S3FilesFileSystemBase; info: FileSystemMountInfo } {
   const fs = accessPoint.fileSystem;
@@ -46,27 +55,40 @@ export function clientActions(options: ClientAccessOptions): string[] {
  * and, unless turned off, the direct-read grant.
  */
 export function grantMountingClient(
-  scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, options: ClientAccessOptions,
+  scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, options: ClientAccessOptions, client: MountingClient,
 ): void {
   const { fs, info } = fileSystemOf(scope, accessPoint);
   fs._grantClient(grantee, clientActions(options), accessPoint.accessPointArn);
-  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:GetAccessPoint'], resourceArns: [accessPoint.accessPointArn] });
-  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:ListMountTargets'], resourceArns: [fs.fileSystemArn] });
+  grantValidationReads(grantee, accessPoint, fs);
   if (options.grantDirectReads ?? true) {
     grantDirectReads(scope, grantee, accessPoint, info, {
       prop: 'grantDirectReads', value: true, fix: 'give bucket (and prefix) to fromFileSystemAttributes, or set grantDirectReads to false and grant the reads yourself',
+      listBucket: client.efsUtils,
     });
   }
 }
 
 /**
+ * The two reads the services validate a mount with: `s3files:GetAccessPoint` on the access point
+ * and `s3files:ListMountTargets` on the file system. GetAccessPoint does not carry the
+ * access-point condition key, so each is a statement of its own, without conditions.
+ */
+export function grantValidationReads(grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, fs: S3FilesFileSystemBase): void {
+  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:GetAccessPoint'], resourceArns: [accessPoint.accessPointArn] });
+  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:ListMountTargets'], resourceArns: [fs.fileSystemArn] });
+}
+
+/**
  * Read access to the objects under the access point's directory, for reads the client makes
  * straight from the bucket (Lambda's direct reads; the mount helper's on EC2 and ECS). Without
- * it those reads fall back to the mount, silently.
+ * it those reads fall back to the mount, silently. With `listBucket`, also `s3:ListBucket` on the
+ * bucket, which amazon-efs-utils needs before it turns direct reads on (FACTS, "EC2 and EKS").
+ * Not narrowed with `s3:prefix`: which listing the helper makes is not documented, and a bucket
+ * probe without a prefix (HeadBucket needs s3:ListBucket too) would be denied by that condition.
  */
 export function grantDirectReads(
   scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, info: FileSystemMountInfo,
-  refusal: { readonly prop: string; readonly value: unknown; readonly fix: string; readonly sid?: string },
+  refusal: { readonly prop: string; readonly value: unknown; readonly fix: string; readonly sid?: string; readonly listBucket?: boolean },
 ): void {
   if (!info.bucket) {
     invalid(scope, refusal.prop, refusal.value, `the bucket of ${accessPoint.fileSystem.node.path} is not known, so the direct-read grant cannot be made`, refusal.fix);
@@ -82,6 +104,13 @@ export function grantDirectReads(
     actions: ['s3:GetObject', 's3:GetObjectVersion'],
     resources: [objects],
   }));
+  if (refusal.listBucket) {
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
+      sid: sid ? `${sid}List` : undefined,
+      actions: ['s3:ListBucket'],
+      resources: [info.bucket.bucketArn],
+    }));
+  }
   // The finding is on the grantee's policy: acknowledge it there (a job role lives outside the job definition).
   const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
   acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, objects)}]`,

@@ -97,7 +97,7 @@ export function mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, access
       { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => container.addMountPoints(m));
   }
 
-  grantMountingClient(taskDefinition, taskDefinition.taskRole, accessPoint, options);
+  grantMountingClient(taskDefinition, taskDefinition.taskRole, accessPoint, options, { efsUtils: true });
   // Every service and task that uses this task definition references it, so they are created only
   // once the access point and the mount targets are available (not merely created).
   waitForMount(cfn, accessPoint, info);

@@ -1,7 +1,7 @@
 import { Annotations, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import {
-  checkClientAzs, checkSameVpc, clientActions, fileSystemOf, grantDirectReads, joinSecurityGroup, openNfs, waitForMount,
+  checkClientAzs, checkSameVpc, clientActions, fileSystemOf, grantDirectReads, grantValidationReads, joinSecurityGroup, openNfs, waitForMount,
 } from './client-access';
 import { describeDirectS3Read } from './direct-s3-read';
 import { invalid, validateMountPath, warnUnresolved } from './validation';
@@ -64,6 +64,9 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
     `The availability zones of the function's subnets are only known at deploy time (subnets imported by id), so the library cannot check that every one has a mount target of ${fs.node.path} in its AZ. A missing one fails the deployment.`);
 
   fs._grantClient(fn, clientActions(options), accessPoint.accessPointArn);
+  // What every other compute gets, scoped the same way: the reads a service may validate a mount
+  // with (FACTS: seen for ECS and AgentCore; unknown for Lambda, and free to grant).
+  grantValidationReads(fn, accessPoint, fs);
 
   const grantsDirectRead = directRead.mode !== 'DISABLED' && (options.directS3Read === undefined || directRead.wantsGrant || directRead.mode === 'AUTO');
   if (grantsDirectRead) {

@@ -83,6 +83,8 @@ describe('mountOnInstance: the template', () => {
       expect.objectContaining({ Action: 's3files:GetAccessPoint' }),
       expect.objectContaining({ Action: 's3files:ListMountTargets' }),
       expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'], Resource: { 'Fn::Join': ['', [expect.anything(), '/data/*']] } }),
+      // amazon-efs-utils keeps direct reads off without it
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^FilesBucket/), 'Arn'] } },
     ]));
     const [, role] = byPrefix(t, 'AWS::IAM::Role', 'HostInstanceRole');
     expect(JSON.stringify(role.Properties.Tags ?? [])).not.toContain('s3files-client-');

@@ -63,6 +63,14 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
       Action: ['s3:GetObject', 's3:GetObjectVersion'],
       Resource: { 'Fn::Join': ['', [{ 'Fn::ImportValue': expect.stringMatching(/Bucket/) }, '/data/*']] },
     })]));
+    // AND the two reads every other compute gets, scoped: GetAccessPoint on the access point (no
+    // condition: the key does not exist for it), ListMountTargets on the file system
+    expect(st).toEqual(expect.arrayContaining([
+      { Effect: 'Allow', Action: 's3files:GetAccessPoint', Resource: { 'Fn::ImportValue': expect.stringMatching(/AccessPointArn/) } },
+      { Effect: 'Allow', Action: 's3files:ListMountTargets', Resource: { 'Fn::ImportValue': expect.stringMatching(/FileSystemArn/) } },
+    ]));
+    // AND no listing of the bucket (Lambda's direct reads are not amazon-efs-utils')
+    expect(JSON.stringify(st)).not.toContain('s3:ListBucket');
     // AND the compute stack waits for storage (the waiter is there); storage never references compute
     expect(compute.dependencies).toContain(storage);
     expect(JSON.stringify(Template.fromStack(storage).toJSON())).not.toContain('Worker');
@@ -82,7 +90,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
     expect(cfn.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^FilesMountTargetsAvailable/), expect.stringMatching(/^FilesFileSystemPolicy/)]));
     expect(cfn.Properties.FileSystemConfigs[0].S3FilesConfig).toEqual({ DirectS3Read: 'DISABLED' });
     const st = statements(t, 'Worker');
-    expect(st.filter((s: any) => JSON.stringify(s.Action).includes('s3files:'))).toEqual([expect.objectContaining({ Action: 's3files:ClientMount' })]);
+    expect(st.filter((s: any) => JSON.stringify(s.Action).includes('s3files:Client'))).toEqual([expect.objectContaining({ Action: 's3files:ClientMount' })]);
     expect(st.some((s: any) => s.Sid === 'S3FilesDirectRead')).toBe(false);
   });
 
