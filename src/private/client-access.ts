@@ -62,7 +62,9 @@ export function grantMountingClient(
   grantValidationReads(grantee, accessPoint, fs);
   if (options.grantDirectReads ?? true) {
     grantDirectReads(scope, grantee, accessPoint, info, {
-      prop: 'grantDirectReads', value: true, fix: 'give bucket (and prefix) to fromFileSystemAttributes, or set grantDirectReads to false and grant the reads yourself',
+      prop: 'grantDirectReads',
+      value: true,
+      fix: 'give bucket (and prefix) to fromFileSystemAttributes, or set grantDirectReads to false and grant the reads yourself',
       listBucket: client.efsUtils,
     });
   }
