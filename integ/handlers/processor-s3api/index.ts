@@ -5,22 +5,28 @@
  * `processing/.leases/<claim>` (one heartbeat object per invocation); `processed/<name>/<name>`
  * (the data) and `processed/<name>/<name>.meta.json`.
  *
- * Steps, a chunk at a time while the inbox is listed page by page with ListObjectVersions (so each
- * key's current version and the versions stored before it are known, and memory does not grow
- * with the inbox):
+ * Steps, a chunk at a time (at most a chunk's count and bytes) while the inbox is listed page by
+ * page with ListObjectVersions (so each key's current version and the versions stored before it are
+ * known, and memory does not grow with the inbox; keys come URL-encoded, `EncodingType=url`, so a
+ * key holding characters XML 1.0 cannot carry, such as `\r`, comes back exactly):
  * 1. claim the name: PutObject `processing/<name>` with `If-None-Match: *`; exactly one invocation
  *    wins. A marker whose owner's lease expired (by S3's clock, see ../shared/lease.ts) is taken
  *    over with `If-Match: <its ETag>`, again by exactly one invocation. A name another live
  *    invocation holds is skipped, not counted and not reported as an error;
  * 2. GetObject of the listed version, streamed through the counter (if that version is gone,
- *    another invocation processed it meanwhile: skipped);
+ *    another invocation processed it meanwhile: skipped); at the read deadline the read stops,
+ *    even mid-object, and the object is left for the next run;
  * 3. copy that version to `processed/<name>/<name>` (in parts above 5 GiB, CopyObject's limit),
  *    stamped with `x-amz-meta-source-version-id`, then PutObject the metadata naming the same
- *    source version; claims serialise a name, so the pair never mixes two uploads;
+ *    source version. Before each of these writes the invocation checks that it still holds the
+ *    claim (a HeadObject of its marker with `If-Match`), and each write is conditional (`If-Match`
+ *    on the ETag it saw, or `If-None-Match: *`), so a writer whose requests stalled past a takeover
+ *    cannot overwrite the newer result: its late write fails with 412 and it stops;
  * 4. DeleteObjects of that version and every older one (deleting only the version read would let
  *    the previous upload become current again and be processed next run over the newer result);
  *    a version uploaded during the run is neither copied unread nor deleted;
- * 5. delete the claim marker's versions. A failure leaves the object in the inbox and is reported.
+ * 5. delete the claim marker's versions (after checking the claim once more, so a writer that lost
+ *    it neither deletes nor counts). A failure leaves the object in the inbox and is reported.
  * Needs s3:GetObject(Version), s3:PutObject, s3:ListBucket(Versions), s3:DeleteObject(Version) and
  * s3:AbortMultipartUpload on these prefixes.
  */
@@ -34,10 +40,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { s3Client } from '../shared/aws';
 import {
-  chunkDeadline, chunkSizeFor, DeadlineContext, emptyTimings, errorMessage, FileError, intSetting, metaJson, ProcessorResult,
-  requireEnv, roundTimings, timed, whenSet, workInChunks,
+  chunkDeadline, chunkSizeFor, DeadlineContext, DEFAULT_CHUNK_BYTES, emptyTimings, errorMessage, FileError, intSetting, metaJson, OutOfTime,
+  ProcessorResult, readDeadline, requireEnv, roundTimings, timed, whenSet, workInChunks,
 } from '../shared/common';
-import { DEFAULT_LEASE_SECONDS, Lease, LeaseStore, parseLeaseRecord } from '../shared/lease';
+import { DEFAULT_LEASE_SECONDS, Lease, LeaseLost, LeaseStore, parseLeaseRecord } from '../shared/lease';
 import { encodeCopySource, inProgressNameReason, unrepresentableKeyReason } from '../shared/names';
 import { observability } from '../shared/observability';
 import { keepSucceeded, mapPool } from '../shared/pool';
@@ -77,6 +83,12 @@ export interface BucketProcessorOptions {
   readonly now?: () => number;
   /** Epoch ms after which no new chunk starts (default: none). */
   readonly deadline?: number;
+  /** Epoch ms after which no more bytes are read: objects still being read are left for the next run (default: none). */
+  readonly readDeadline?: number;
+  /** Bytes per chunk (default 256 MiB). */
+  readonly chunkBytes?: number;
+  /** How many times a result write is retried after another writer changed the result (default 3). */
+  readonly publishAttempts?: number;
   readonly log?: (message: string, extra: Record<string, unknown>) => void;
 }
 
@@ -93,6 +105,7 @@ export async function handler(event?: ProcessorEvent | null, context?: DeadlineC
     concurrency,
     leaseMs: leaseSeconds * 1000,
     deadline: chunkDeadline(context ?? undefined),
+    readDeadline: readDeadline(context ?? undefined),
     log: (message, extra) => logger.warn(message, extra),
   });
   metrics.addMetric('FilesProcessed', MetricUnit.Count, result.files);
@@ -123,36 +136,49 @@ export async function* currentVersions(client: S3Client, bucket: string, prefix:
   let carried: Acc | undefined;
   let markers: { KeyMarker?: string; VersionIdMarker?: string } = {};
   for (;;) {
-    const page = await client.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize, ...markers }));
+    const page = await client.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize, EncodingType: 'url', ...markers }));
     const byKey = new Map<string, Acc>();
     if (carried) byKey.set(carried.key, carried);
+    // Keys come encoded only when the response says so (S3 does; a server that ignores the parameter sends them as they are).
+    const keyOf = (k: string): string => (page.EncodingType === 'url' ? urlDecoded(k) : k);
     const acc = (key: string): Acc => {
       let a = byKey.get(key);
       if (!a) byKey.set(key, a = { key, older: [], size: 0 });
       return a;
     };
     for (const v of page.Versions ?? []) {
-      const a = acc(v.Key!);
+      const a = acc(keyOf(v.Key!));
       if (v.IsLatest) Object.assign(a, { versionId: v.VersionId === 'null' ? undefined : v.VersionId, latest: 'object', size: v.Size ?? 0, lastModified: v.LastModified });
       else if (v.VersionId) a.older.push(v.VersionId);
     }
     for (const m of page.DeleteMarkers ?? []) {
-      if (m.IsLatest) acc(m.Key!).latest = 'deleted';
+      if (m.IsLatest) acc(keyOf(m.Key!)).latest = 'deleted';
     }
-    carried = page.IsTruncated ? byKey.get(page.NextKeyMarker!) : undefined;
+    const nextKey = page.NextKeyMarker === undefined ? undefined : keyOf(page.NextKeyMarker);
+    carried = page.IsTruncated ? byKey.get(nextKey!) : undefined;
     for (const a of [...byKey.values()].sort((x, y) => Buffer.compare(Buffer.from(x.key), Buffer.from(y.key)))) {
       if (a === carried || a.latest !== 'object') continue;
       yield { key: a.key, versionId: a.versionId, older: a.older, size: a.size, lastModified: a.lastModified };
     }
     if (!page.IsTruncated) return;
-    markers = { KeyMarker: page.NextKeyMarker, VersionIdMarker: page.NextVersionIdMarker };
+    markers = { KeyMarker: nextKey, VersionIdMarker: page.NextVersionIdMarker };
   }
+}
+
+/**
+ * A key as listed with `EncodingType=url`: S3 percent-encodes it (a space may come as `+`, so a
+ * literal `+` comes as `%2B`), as the SDKs that decode it (botocore's unquote_plus) assume.
+ */
+export function urlDecoded(key: string): string {
+  return decodeURIComponent(key.replace(/\+/g, ' '));
 }
 
 interface Item extends CurrentVersion {
   readonly name: string;
   /** The claim marker's versions to delete when done. */
   markerVersions?: (string | undefined)[];
+  /** The ETag of the marker this invocation wrote: the claim is ours while the marker still has it. */
+  markerEtag?: string;
   stats?: TextStats;
   contentType?: string;
 }
@@ -217,6 +243,10 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
   let skippedClaimed = 0;
   let vanished = 0;
   let recovered = 0;
+  let retrying = 0;
+  const readBy = opts.readDeadline ?? Infinity;
+  const outOfTime = (): boolean => now() >= readBy;
+  const publishAttempts = opts.publishAttempts ?? 3;
 
   const lease = new Lease(new S3LeaseStore(client, bucket, `${LEASES_PREFIX}${claimName}`), {
     owner: claimName, ttlMs: opts.leaseMs ?? DEFAULT_LEASE_SECONDS * 1000, log,
@@ -230,6 +260,7 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
     try {
       const put = await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body, IfNoneMatch: '*' }));
       item.markerVersions = [put.VersionId];
+      item.markerEtag = put.ETag;
       return true;
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
@@ -257,6 +288,7 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
     try {
       const put = await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body, IfMatch: marker.ETag }));
       item.markerVersions = [put.VersionId, marker.VersionId];
+      item.markerEtag = put.ETag;
       recovered++;
       log('took over a claim whose owner\'s lease expired', { name: item.name, owner });
       return true;
@@ -290,11 +322,15 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
           item.contentType = res.ContentType;
           const counter = new TextStatsCounter();
           const body = res.Body as Readable;
+          let done = 0;
           try {
             for await (const chunkBytes of body) {
               const c0 = performance.now();
               counter.update(chunkBytes as Uint8Array);
               timings.processMs += performance.now() - c0;
+              done += (chunkBytes as Uint8Array).length;
+              // Past the read deadline stop, even mid-object: publishing what is read must fit in what is left.
+              if (done < item.size && outOfTime()) throw new OutOfTime(done, item.size);
             }
           } finally {
             body.destroy();
@@ -306,38 +342,78 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
         } catch (e) {
           // The listed version is gone: another invocation processed it after we listed, or it was deleted.
           if (isGone(e)) vanished++;
-          else fail(item.name, `${errorMessage(e)} (left in inbox/)`);
+          else if (e instanceof OutOfTime) {
+            retrying++;
+            log('object left in inbox/ for the next run', { name: item.name, reason: e.message });
+          } else fail(item.name, `${errorMessage(e)} (left in inbox/)`);
           await releaseClaim(item);
           return false;
         }
       }));
 
-    const published = await timed(timings, 'writeMs', () =>
-      keepSucceeded(counted, opts.concurrency, async (item) => {
-        const dataKey = `${PROCESSED_PREFIX}${item.name}/${item.name}`;
-        const source = {
-          key: item.key, versionId: item.versionId ?? 'null', modified: item.lastModified?.toISOString() ?? '', claim: claimName,
-        };
+    // --- publish: copy the data, then put the metadata (each write conditional, the claim checked before each) ---
+    const dataKeyOf = (item: Item): string => `${PROCESSED_PREFIX}${item.name}/${item.name}`;
+    const writeResult = async (item: Item, phase: 'copy' | 'meta'): Promise<void> => {
+      const dataKey = dataKeyOf(item);
+      const Key = phase === 'copy' ? dataKey : `${dataKey}.meta.json`;
+      const source = {
+        key: item.key, versionId: item.versionId ?? 'null', modified: item.lastModified?.toISOString() ?? '', claim: claimName,
+      };
+      // First as a new object; if one is there (an older result, or another writer's), on the ETag seen.
+      let condition: { IfNoneMatch?: string; IfMatch?: string } = { IfNoneMatch: '*' };
+      for (let attempt = 0; ; attempt++) {
+        await assertClaim(item);
         try {
-          lease.assertHeld();
-          await copyVersion(client, bucket, item, dataKey, { 'source-version-id': source.versionId }, threshold, opts.copyPartBytes);
-          await client.send(new PutObjectCommand({
-            Bucket: bucket,
-            Key: `${dataKey}.meta.json`,
-            Body: metaJson({ name: item.name, ...item.stats!, source }),
-            ContentType: 'application/json',
-          }));
-          return true;
+          if (phase === 'copy') {
+            await copyVersion(client, bucket, item, dataKey, { 'source-version-id': source.versionId }, threshold, opts.copyPartBytes, condition);
+          } else {
+            await client.send(new PutObjectCommand({
+              Bucket: bucket, Key, Body: metaJson({ name: item.name, ...item.stats!, source }), ContentType: 'application/json', ...condition,
+            }));
+          }
+          return;
         } catch (e) {
-          fail(item.name, `writing the result failed, left in inbox/: ${errorMessage(e)}`);
-          await releaseClaim(item);
-          return false;
+          if (!isConditionFailure(e) || attempt + 1 >= publishAttempts) throw e;
         }
-      }));
+        // Someone else wrote it since we looked: write over what is there now only if the claim is still ours (checked above).
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key })).catch((e) => {
+          if (isGone(e)) return undefined;
+          throw e;
+        });
+        condition = head?.ETag ? { IfMatch: head.ETag } : { IfNoneMatch: '*' };
+      }
+    };
+    /** Throws LeaseLost unless this invocation still holds its lease and the item's claim marker is the one it wrote. */
+    const assertClaim = async (item: Item): Promise<void> => {
+      lease.assertHeld();
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: `${PROCESSING_PREFIX}${item.name}`, IfMatch: item.markerEtag }));
+      } catch (e) {
+        if (isConditionFailure(e) || isGone(e)) throw new LeaseLost(`the claim on ${item.name} was taken over`);
+        throw e;
+      }
+    };
+    const publishStep = (phase: 'copy' | 'meta') => async (item: Item): Promise<boolean> => {
+      try {
+        await writeResult(item, phase);
+        return true;
+      } catch (e) {
+        if (e instanceof LeaseLost) throw e;
+        fail(item.name, `writing the result failed, left in inbox/: ${errorMessage(e)}`);
+        await releaseClaim(item);
+        return false;
+      }
+    };
+
+    // The data copy is the S3 API's "move" (copy + delete): timed with the delete, like the rename on the mount.
+    const copied = await timed(timings, 'renameMs', () => keepSucceeded(counted, opts.concurrency, publishStep('copy')));
+    const published = await timed(timings, 'writeMs', () => keepSucceeded(copied, opts.concurrency, publishStep('meta')));
 
     moved += await timed(timings, 'renameMs', async () => {
       const done = await keepSucceeded(published, opts.concurrency, async (item) => {
         try {
+          // A writer that lost its claim neither deletes nor counts: the one holding it does.
+          await assertClaim(item);
           // The version read and every older one, so none becomes current again. At most 1,000 per call.
           const versions = [item.versionId ?? 'null', ...item.older].map((VersionId) => ({ Key: item.key, VersionId }));
           for (let i = 0; i < versions.length; i += 1000) {
@@ -345,12 +421,13 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
             const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } }));
             if (res.Errors?.length) throw new Error(`${res.Errors[0].Code}: ${res.Errors[0].Message}`);
           }
+          await releaseClaim(item);
           return true;
         } catch (e) {
+          if (e instanceof LeaseLost) throw e;
           fail(item.name, `published to processed/ but deleting inbox/ failed (a later run processes it again): ${errorMessage(e)}`);
-          return false;
-        } finally {
           await releaseClaim(item);
+          return false;
         }
       });
       return done.length;
@@ -370,9 +447,24 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
 
   // End to end in chunks (claim -> read -> write -> delete), so a run that meets its deadline has
   // finished whole files instead of reading everything and moving nothing.
-  let deferred: boolean;
+  let deferred = false;
+  let stopped: string | undefined;
   try {
-    deferred = await workInChunks(items(), { size: chunkSizeFor(opts.concurrency), deadline: opts.deadline, now, timings, log }, processChunk);
+    deferred = await workInChunks(items(), {
+      size: chunkSizeFor(opts.concurrency),
+      maxBytes: opts.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+      sizeOf: (item) => item.size,
+      deadline: opts.deadline,
+      now,
+      timings,
+      log,
+      beforeChunk: () => lease.assertHeld(),
+    }, processChunk);
+  } catch (e) {
+    // Our lease or a claim was taken over (our requests stalled past the lease): stop, leave the rest to the taker.
+    if (!(e instanceof LeaseLost)) throw e;
+    stopped = e.message;
+    log('stopped early', { reason: e.message });
   } finally {
     await lease.stop();
   }
@@ -383,7 +475,7 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
     errors,
     timings: roundTimings(timings),
     concurrency: opts.concurrency,
-    ...whenSet({ deferred, recovered, skippedClaimed, vanished }),
+    ...whenSet({ deferred, recovered, skippedClaimed, vanished, retrying, stopped }),
   };
 }
 
@@ -394,11 +486,12 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
 export async function copyVersion(
   client: S3Client, bucket: string, src: { key: string; versionId?: string; size: number; contentType?: string },
   destKey: string, metadata: Record<string, string>, threshold = MAX_COPY_OBJECT_BYTES, partBytes = DEFAULT_COPY_PART_BYTES,
+  condition: { IfMatch?: string; IfNoneMatch?: string } = {},
 ): Promise<void> {
   const CopySource = encodeCopySource(bucket, src.key, src.versionId);
   if (src.size <= threshold) {
     await client.send(new CopyObjectCommand({
-      Bucket: bucket, Key: destKey, CopySource, MetadataDirective: 'REPLACE', Metadata: metadata, ContentType: src.contentType,
+      Bucket: bucket, Key: destKey, CopySource, MetadataDirective: 'REPLACE', Metadata: metadata, ContentType: src.contentType, ...condition,
     }));
     return;
   }
@@ -414,7 +507,7 @@ export async function copyVersion(
       }));
       return { PartNumber: i + 1, ETag: r.CopyPartResult!.ETag };
     });
-    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: destKey, UploadId, MultipartUpload: { Parts: parts } }));
+    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: destKey, UploadId, MultipartUpload: { Parts: parts }, ...condition }));
   } catch (e) {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: destKey, UploadId })).catch(() => undefined);
     throw e;
