@@ -11,6 +11,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
+import { EFS_UTILS_METRIC_NAMESPACE, METRICS_INSIGHTS_FUNCTIONS } from './private/client-metrics';
 import {
   BUCKET_CLEANER_RESOURCE_TYPE, CUSTOM_RESOURCE_MAX_SECONDS, DEFAULT_AVAILABILITY_TIMEOUT_SECONDS, DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
   WAITER_RESOURCE_TYPE,
@@ -399,19 +400,24 @@ export interface IS3FilesFileSystem extends IResource, ec2.IConnectable {
   /**
    * The amazon-efs-utils client metric `S3BucketAccessible` (1 = the client can read the bucket for
    * direct reads), from EC2 instances and ECS tasks that mount this file system (never Lambda).
-   * Give the `Bucket` and `InstanceId` dimensions in the options' dimensions map to pick one instance.
+   * The clients publish it per client (dimensions `Bucket` and `InstanceId`): by default this is a
+   * CloudWatch Metrics Insights query over every client of the bucket, aggregated with the
+   * statistic (Minimum: 0 as soon as one client cannot read the bucket); give `InstanceId` in the
+   * options' dimensions map for one client's metric. Usable in alarms and dashboards.
    * @param props metric options
-   * @default - statistic Minimum, 1 minute, dimension Bucket
+   * @default - statistic Minimum, 1 minute, every client of the bucket
+   * @see https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/query_with_cloudwatch-metrics-insights.html
    */
-  metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
 
   /**
    * The amazon-efs-utils client metric `S3BucketReachable` (1 = the client reaches S3 over the
-   * network), from EC2 instances and ECS tasks that mount this file system (never Lambda).
+   * network), from EC2 instances and ECS tasks that mount this file system (never Lambda). Like
+   * `metricClientBucketAccessible`: every client of the bucket, or one with `InstanceId`.
    * @param props metric options
-   * @default - statistic Minimum, 1 minute, dimension Bucket
+   * @default - statistic Minimum, 1 minute, every client of the bucket
    */
-  metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
 }
 
 /**
@@ -573,28 +579,53 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
     return this.metric('StorageBytes', { statistic: 'Average', unit: cloudwatch.Unit.BYTES, ...props });
   }
 
-  public metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+  public metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
     return this.clientMetric('S3BucketAccessible', props);
   }
 
-  public metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+  public metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
     return this.clientMetric('S3BucketReachable', props);
   }
 
-  /** amazon-efs-utils publishes per client, by bucket and instance: the bucket must be known. */
-  private clientMetric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+  /**
+   * amazon-efs-utils publishes per client, with the dimensions Bucket and InstanceId (FACTS): a
+   * metric with Bucket alone matches nothing. With an InstanceId, that client's metric; without,
+   * a Metrics Insights query over every client of the bucket (usable in alarms and dashboards),
+   * its function from the statistic (Minimum: 0 as soon as one client fails). No unit: efs-utils
+   * documents none, and an alarm's unit that differs from the published one matches nothing.
+   */
+  private clientMetric(metricName: string, props: cloudwatch.MetricOptions = {}): cloudwatch.IMetric {
     const bucket = this._mountInfo().bucket;
-    if (!bucket && !props?.dimensionsMap?.Bucket) {
-      invalid(this, 'bucket', undefined, `the efs-utils client metric ${metricName} is published by bucket name, and this file system's bucket is not known`,
-        'give bucket to fromFileSystemAttributes, or pass dimensionsMap: { Bucket: name }');
+    const dimensions: Record<string, string> = { ...props.dimensionsMap };
+    if (dimensions.Bucket === undefined) {
+      if (!bucket) {
+        invalid(this, 'bucket', undefined, `the efs-utils client metric ${metricName} is published by bucket name, and this file system's bucket is not known`,
+          'give bucket to fromFileSystemAttributes, or pass dimensionsMap: { Bucket: name }');
+      }
+      dimensions.Bucket = bucket.bucketName;
     }
-    return new cloudwatch.Metric({
-      namespace: 'efs-utils/S3Files',
-      metricName,
-      statistic: 'Minimum',
-      period: Duration.minutes(1),
-      ...props,
-      dimensionsMap: { Bucket: bucket?.bucketName ?? '', ...props?.dimensionsMap },
+    const statistic = props.statistic ?? 'Minimum';
+    const period = props.period ?? Duration.minutes(1);
+    if (dimensions.InstanceId !== undefined) {
+      return new cloudwatch.Metric({ namespace: EFS_UTILS_METRIC_NAMESPACE, metricName, ...props, statistic, period, dimensionsMap: dimensions });
+    }
+    if (props.unit !== undefined) {
+      invalid(this, 'unit', props.unit, `without an InstanceId, ${metricName} is a Metrics Insights query over every client, which takes no unit`,
+        'leave unit out, or pick one client with dimensionsMap: { InstanceId }');
+    }
+    const fn = METRICS_INSIGHTS_FUNCTIONS[statistic.toLowerCase()];
+    if (!fn) {
+      invalid(this, 'statistic', statistic, `without an InstanceId, ${metricName} is a Metrics Insights query over every client, which aggregates with MIN, MAX, AVG, SUM or COUNT only`,
+        'use Minimum, Maximum, Average, Sum or SampleCount, or pick one client with dimensionsMap: { InstanceId }');
+    }
+    const where = Object.entries(dimensions).map(([key, value]) => `${key} = '${value}'`).join(' AND ');
+    return new cloudwatch.MathExpression({
+      expression: `SELECT ${fn}(${metricName}) FROM SCHEMA("${EFS_UTILS_METRIC_NAMESPACE}", Bucket, InstanceId) WHERE ${where}`,
+      period,
+      label: props.label ?? metricName,
+      color: props.color,
+      searchAccount: props.account,
+      searchRegion: props.region,
     });
   }
 
@@ -798,7 +829,26 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)',
       allowAllOutbound: false,
     });
-    clientSecurityGroup.connections.allowTo(this.connections, ec2.Port.tcp(NFS_PORT), 'NFS to the S3 Files mount targets');
+    // Explicit rules with fixed ids: the ids Connections.allowTo gives embed the construct path, so a
+    // Stage move would recreate them, and EC2 refuses the duplicate before the old one is deleted.
+    const nfsRules = [
+      new ec2.CfnSecurityGroupIngress(this, 'NfsFromClients', {
+        groupId: securityGroup.securityGroupId,
+        ipProtocol: 'tcp',
+        fromPort: NFS_PORT,
+        toPort: NFS_PORT,
+        sourceSecurityGroupId: clientSecurityGroup.securityGroupId,
+        description: 'NFS from the S3 Files client security group',
+      }),
+      new ec2.CfnSecurityGroupEgress(this, 'NfsToMountTargets', {
+        groupId: clientSecurityGroup.securityGroupId,
+        ipProtocol: 'tcp',
+        fromPort: NFS_PORT,
+        toPort: NFS_PORT,
+        destinationSecurityGroupId: securityGroup.securityGroupId,
+        description: 'NFS to the S3 Files mount targets',
+      }),
+    ];
     this.clientSecurityGroup = clientSecurityGroup;
 
     // ---- mount targets, keyed by AZ: dropping one AZ leaves the others' logical ids alone
@@ -811,7 +861,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     }
     if (ipAddressType) targets.forEach(({ subnet }) => checkSubnetIpFamilies(this, subnet, ipAddressType));
     const mountTargets = targets.map(({ subnet, az }) => {
-      const mt = new s3files.CfnMountTarget(this, `MountTarget${az.key}`, {
+      const mt = new s3files.CfnMountTarget(this, `MountTarget${az.idKey ?? az.key}`, {
         fileSystemId: this.fileSystemId,
         subnetId: subnet.subnetId,
         securityGroups: [securityGroup.securityGroupId],
@@ -837,7 +887,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       Lazy.list({ produce: () => this.accessPoints.map(ap => ap.accessPointId) }),
       { name: this.bucket.bucketName, verifyVersioning: importedBucket });
     // Clients wait for this, so it also stands for the NFS rules being in place.
-    this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup, this.handlerPolicy);
+    this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup, ...nfsRules, this.handlerPolicy);
     this.mountTargetsAvailable = this.waiter;
   }
 
@@ -1366,8 +1416,10 @@ function createWaiter(scope: Construct, id: string, provider: S3FilesWaiterProvi
 
 /** An AZ as the library keys it: by name when known, by its `Fn::GetAZs` index in env-agnostic stacks. */
 interface AzRef {
-  /** Stable, alphanumeric: part of construct ids. */
+  /** Stable, alphanumeric: compares AZs (the name, or the Fn::GetAZs index). */
   readonly key: string;
+  /** Part of construct ids when it differs from `key` (see subnetAz). */
+  readonly idKey?: string;
   /** For messages: the AZ name, or "AZ #n". */
   readonly label: string;
   /** False when the AZ is a token of unknown shape (it cannot be compared). */
@@ -1382,7 +1434,15 @@ function subnetAz(scope: IConstruct, stack: Stack, subnet: ec2.ISubnet): AzRef {
     invalid(scope, 'vpcSubnets', subnetLabel(subnet), 'the subnet was imported without its availability zone, so one mount target per AZ cannot be enforced',
       'import it with its availabilityZone (ec2.Subnet.fromSubnetAttributes), or import the VPC with availabilityZones');
   }
-  return azRef(stack, az);
+  const ref = azRef(stack, az);
+  // A subnet this app creates in an env-aware stack names its AZ; the same subnet in an
+  // env-agnostic stack gives its Fn::GetAZs index. Key the mount target by that index either way,
+  // so adding `env` to a stack renames no mount target (its VPC already looked the AZs up).
+  if (!Token.isUnresolved(az) && subnet.node.defaultChild instanceof ec2.CfnSubnet) {
+    const index = stack.availabilityZones.indexOf(az);
+    if (index >= 0) return { ...ref, idKey: `Az${index + 1}` };
+  }
+  return ref;
 }
 
 /**

@@ -369,8 +369,11 @@ describe('S3FilesFileSystem: mount targets', () => {
     expect(mtSg.Properties.SecurityGroupIngress).toBeUndefined();
     expect(mtSg.Properties.SecurityGroupEgress).toEqual([expect.objectContaining({ CidrIp: '255.255.255.255/32' })]);
     expect(clientSg.Properties.SecurityGroupIngress).toBeUndefined();
-    expect(clientSg.Properties.SecurityGroupEgress).toBeUndefined(); // its one egress rule is the NFS rule below
-    const [, ingress] = only(t, 'AWS::EC2::SecurityGroupIngress');
+    // its one real egress rule is the NFS rule below (the other is EC2's "no traffic" placeholder)
+    expect(clientSg.Properties.SecurityGroupEgress).toEqual([expect.objectContaining({ CidrIp: '255.255.255.255/32' })]);
+    const [ingressId, ingress] = only(t, 'AWS::EC2::SecurityGroupIngress');
+    // fixed logical ids, not path-derived ones (a Stage move must not recreate them)
+    expect(ingressId).toMatch(/^FilesNfsFromClients[0-9A-F]{8}$/);
     expect(ingress.Properties).toMatchObject({
       IpProtocol: 'tcp',
       FromPort: 2049,
@@ -601,16 +604,51 @@ describe('S3FilesFileSystem: metric helpers', () => {
   test.each<[keyof S3FilesFileSystem, string]>([
     ['metricClientBucketAccessible', 'S3BucketAccessible'],
     ['metricClientBucketReachable', 'S3BucketReachable'],
-  ])('%s: the efs-utils client metric %s, by bucket (and instance when given)', (method, name) => {
-    // GIVEN / WHEN
+  ])('%s: the efs-utils client metric %s as clients publish it (Bucket + InstanceId): every client of the bucket, or one', (method, name) => {
+    // GIVEN
     const { stack, fs } = fileSystem();
-    const call = (p?: cloudwatch.MetricOptions) => (fs[method] as (o?: cloudwatch.MetricOptions) => cloudwatch.Metric).call(fs, p);
-    const metric = call();
+    const call = (p?: cloudwatch.MetricOptions) => (fs[method] as (o?: cloudwatch.MetricOptions) => cloudwatch.IMetric).call(fs, p);
+    // WHEN / THEN by default a Metrics Insights query over every client of the bucket (a metric by Bucket alone matches nothing)
+    const all = call();
+    expect(all).toBeInstanceOf(cloudwatch.MathExpression);
+    const bucketName = { Ref: expect.stringMatching(/^FilesBucket/) };
+    expect(stack.resolve((all as cloudwatch.MathExpression).expression)).toEqual({
+      'Fn::Join': ['', [`SELECT MIN(${name}) FROM SCHEMA("efs-utils/S3Files", Bucket, InstanceId) WHERE Bucket = '`, bucketName, '\'']],
+    });
+    expect((all as cloudwatch.MathExpression).period.toMinutes()).toBe(1);
+    // AND the statistic picks the aggregate
+    expect((call({ statistic: 'Maximum' }) as cloudwatch.MathExpression).expression).toMatch(new RegExp(`^SELECT MAX\\(${name}\\)`));
+    // AND with an InstanceId, that client's metric, without a unit
+    const one = call({ dimensionsMap: { InstanceId: 'i-0123456789abcdef0' } }) as cloudwatch.Metric;
+    expect([one.namespace, one.metricName, one.statistic, one.unit]).toEqual(['efs-utils/S3Files', name, 'Minimum', undefined]);
+    expect(stack.resolve(one.dimensions)).toEqual({ Bucket: bucketName, InstanceId: 'i-0123456789abcdef0' });
+  });
+
+  test('an alarm on a client metric queries every client, with no unit', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    // WHEN
+    new cloudwatch.Alarm(stack, 'BucketAccess', {
+      metric: fs.metricClientBucketAccessible(),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
     // THEN
-    expect([metric.namespace, metric.metricName, metric.statistic]).toEqual(['efs-utils/S3Files', name, 'Minimum']);
-    expect(stack.resolve(metric.dimensions)).toEqual({ Bucket: { Ref: expect.stringMatching(/^FilesBucket/) } });
-    expect(stack.resolve(call({ dimensionsMap: { InstanceId: 'i-0123456789abcdef0' } }).dimensions))
-      .toEqual({ Bucket: { Ref: expect.stringMatching(/^FilesBucket/) }, InstanceId: 'i-0123456789abcdef0' });
+    const [, alarm] = only(Template.fromStack(stack), 'AWS::CloudWatch::Alarm');
+    expect(alarm.Properties.Unit).toBeUndefined();
+    expect(alarm.Properties.Metrics).toEqual([expect.objectContaining({
+      Expression: { 'Fn::Join': ['', [expect.stringMatching(/^SELECT MIN\(S3BucketAccessible\) FROM SCHEMA\("efs-utils\/S3Files", Bucket, InstanceId\) WHERE Bucket = '$/), expect.anything(), '\'']] },
+      Period: 60,
+    })]);
+  });
+
+  test.each<[string, cloudwatch.MetricOptions, RegExp]>([
+    ['a percentile', { statistic: 'p99' }, /invalid statistic "p99": without an InstanceId, S3BucketReachable is a Metrics Insights query over every client, which aggregates with MIN, MAX, AVG, SUM or COUNT only/],
+    ['a unit', { unit: cloudwatch.Unit.COUNT }, /invalid unit "Count": without an InstanceId, S3BucketReachable is a Metrics Insights query over every client, which takes no unit/],
+  ])('client metrics over every client refuse %s, naming the fix', (_what, options, message) => {
+    const { fs } = fileSystem();
+    expect(() => fs.metricClientBucketReachable(options)).toThrow(message);
   });
 
   test('client metrics of an imported file system without its bucket: a clear error', () => {

@@ -175,7 +175,7 @@ function at(obj: Json, keys: string[]): Json {
  * A value as CloudFormation would see it: references to replaced resources stand for a new
  * physical id, so a create-only property that references one changes too.
  */
-function normalize(value: Json, replaced: Set<string>): string {
+export function normalize(value: Json, replaced: Set<string>): string {
   return JSON.stringify(value, (_k, v) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       if (typeof v.Ref === 'string' && replaced.has(v.Ref)) return { Ref: `${v.Ref}@new` };
@@ -275,4 +275,61 @@ export function rightsAtCleanupDelete(before: Template, after: Template, id: str
   }
   // The resource's own (old) properties name old physical resources.
   return { properties: versioned(before.Resources[id].Properties, replaced, 'old'), statements };
+}
+
+/**
+ * What CloudFormation refuses across stacks when `before` becomes `after` (all stacks of an app):
+ * an export that another stack imports (in `before`, since the exporting stack updates first)
+ * may be neither removed nor changed, a replaced resource counting as a change
+ * ("Export ... cannot be updated as it is in use by ...").
+ */
+export function exportRefusals(before: Record<string, Template>, after: Record<string, Template>): string[] {
+  const refusals: string[] = [];
+  for (const [name, b] of Object.entries(before)) {
+    const a = after[name] ?? { Resources: {} };
+    const replaced = new Set(changeSet(b, a).replaced);
+    const afterExports = new Map<string, Json>();
+    for (const o of Object.values<Json>(a.Outputs ?? {})) if (o.Export) afterExports.set(JSON.stringify(o.Export.Name), o.Value);
+    for (const o of Object.values<Json>(b.Outputs ?? {})) {
+      if (!o.Export) continue;
+      const exportName = JSON.stringify(o.Export.Name);
+      const importers = Object.entries(before).filter(([other, t]) => other !== name
+        && JSON.stringify(t).includes(JSON.stringify({ 'Fn::ImportValue': o.Export.Name })));
+      if (importers.length === 0) continue;
+      const who = importers.map(([other]) => other).join(', ');
+      if (!afterExports.has(exportName)) refusals.push(`${name}: export ${exportName} removed while ${who} imports it`);
+      else if (normalize(o.Value, new Set()) !== normalize(afterExports.get(exportName), replaced)) {
+        refusals.push(`${name}: export ${exportName} changes while ${who} imports it`);
+      }
+    }
+  }
+  return refusals;
+}
+
+/**
+ * Resources that delete data (a delete guard that deletes its file system, a bucket cleaner that
+ * empties its bucket, a guard of an older version that emptied a bucket) which CloudFormation
+ * deletes when `from` becomes `to` (the cleanup of an update, or with `from` = the updated
+ * template and `to` = the old one, the rollback of a failed update), and whose target stays: data
+ * that would be lost. Returns one line per such deletion.
+ */
+export function dataLossOnDelete(from: Template, to: Template): string[] {
+  const c = changeSet(from, to);
+  const gone = new Set([...c.removed, ...c.replaced]);
+  const target = (v: Json) => (Array.isArray(v?.['Fn::GetAtt']) ? v['Fn::GetAtt'][0] : typeof v?.Ref === 'string' ? v.Ref : undefined);
+  const losses: string[] = [];
+  for (const id of c.removed) {
+    const r = from.Resources[id];
+    const p = r.Properties ?? {};
+    if (r.Type === 'Custom::S3FilesDeleteGuard' && p.DeleteFileSystem === 'true' && !gone.has(target(p.FileSystemId))) {
+      losses.push(`${id} deletes file system ${target(p.FileSystemId)}, which stays`);
+    }
+    if (r.Type === 'Custom::S3FilesDeleteGuard' && p.EmptyBucket === 'true' && !c.removed.includes(target(p.BucketArn))) {
+      losses.push(`${id} empties bucket ${target(p.BucketArn)}, which stays`);
+    }
+    if (r.Type === 'Custom::S3FilesBucketCleaner' && p.EmptyOnDelete === 'true' && !c.removed.includes(target(p.BucketArn))) {
+      losses.push(`${id} empties bucket ${target(p.BucketArn)}, which stays`);
+    }
+  }
+  return losses;
 }
