@@ -210,8 +210,8 @@ export interface S3FilesFileSystemOptions {
    * do they when the policy is changed later with `applyRemovalPolicy` or `RemovalPolicies.of(scope)`.
    * With DESTROY, a delete guard deletes the file system once its mount targets and access points
    * are gone, retrying (up to 30 minutes) while the service reports writes pending export to S3,
-   * so the last writes are not lost; a created bucket is emptied only after the file system is
-   * detached from it. SNAPSHOT is not supported.
+   * so the last writes are not lost; a created bucket is emptied and deleted by its own cleaner,
+   * only when no file system lists it (never on a file system's replacement). SNAPSHOT is not supported.
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;

@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { App, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -187,7 +189,7 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     expect(changeSet(before.Storage, after.Storage).replaced).toContain(fsId);
   });
 
-  test('mountTargetIpAddressType is create-only on the mount targets: changing it replaces them, not the file system', () => {
+  test('mountTargetIpAddressType is create-only on the mount targets: changing it replaces each in the AZ it occupies, which S3 Files refuses; the README gives the two deploys', () => {
     // GIVEN a dual-stack VPC, WHEN the mount targets go from the default to DUAL_STACK
     const build = (type?: MountTargetIpAddressType) => synthTemplates((a) => {
       const stack = new Stack(a, 'Storage');
@@ -201,10 +203,13 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     }).Storage;
     const before = build();
     const after = build(MountTargetIpAddressType.DUAL_STACK);
-    // THEN both mount targets are replaced (same logical ids) and nothing else is
+    // THEN both mount targets are replaced (same logical ids, so the new one in an AZ is created while the old one exists) and nothing else is
     const changes = changeSet(before, after);
     expect(changes.replaced.sort()).toEqual(ofType(before, 'AWS::S3Files::MountTarget'));
     expect(changes.removed).toEqual([]);
+    // AND the README does not present it as working: it names the failure and the procedure
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    expect(readme).toMatch(/\*\*Mount-target changes in an AZ that has one\*\* \(`vpcSubnets` to another subnet of the same AZ, `mountTargetIpAddressType`, `vpc`\) \| Create-only on the mount target: .*so the update fails .*Two deploys: \(1\) drop the AZ/);
   });
 
   test('import rules update in place: adding one changes the file system without replacing it', () => {

@@ -145,6 +145,25 @@ describe('storage and compute in two stacks (issue 20, defect 2)', () => {
     expect(refusals).toEqual(expect.arrayContaining([expect.stringMatching(/^Storage: export .* changes while Compute imports it$/)]));
   });
 
+  test('the README\'s two-deploy procedure passes: first the compute stack alone without its mounts, then everything', () => {
+    // GIVEN the layout as deployed
+    const deployed = app('a/');
+    // WHEN 1: `cdk deploy Compute --exclusively` with the file system's functions taken out (the storage stack is not deployed)
+    const computeAlone = synthTemplates((a) => {
+      const s = new Stack(a, 'Storage');
+      new S3FilesFileSystem(s, 'Files', { vpc: isolatedVpc(s), prefix: 'a/' });
+      new Stack(a, 'Compute');
+    });
+    const step1 = { ...deployed, Compute: computeAlone.Compute };
+    // AND 2: the replacement with the functions back, `cdk deploy --all`
+    const step2 = app('b/');
+    // THEN neither deploy touches an export in use
+    expect(exportRefusals(deployed, step1)).toEqual([]);
+    expect(exportRefusals(step1, step2)).toEqual([]);
+    // AND the model would have refused the storage stack deployed in step 1 as well (CDK drops the exports nobody imports)
+    expect(exportRefusals(deployed, computeAlone)).not.toEqual([]);
+  });
+
   test('adding a function in the compute stack, or a setting that updates in place, touches no export', () => {
     const one = app('a/');
     const more = synthTemplates((a) => {
