@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './client-actions';
+import { EFS_UTILS_METRIC_NAMESPACE } from './client-metrics';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './kms';
 import { FileSystemMountInfo } from './mount-info';
 import { acknowledge, findingResource } from './nag';
@@ -25,7 +26,8 @@ export interface ClientAccessOptions {
 export interface MountingClient {
   /**
    * The mount helper is amazon-efs-utils (EC2 instances, ECS and Batch tasks): with direct reads
-   * it also needs `s3:ListBucket` on the bucket (it keeps read bypass off without it).
+   * it also needs `s3:ListBucket` on the bucket (it keeps read bypass off without it), and it
+   * publishes its client metrics (`efs-utils/S3Files`) with the client's credentials.
    */
   readonly efsUtils: boolean;
 }
@@ -60,6 +62,7 @@ export function grantMountingClient(
   const { fs, info } = fileSystemOf(scope, accessPoint);
   fs._grantClient(grantee, clientActions(options), accessPoint.accessPointArn);
   grantValidationReads(grantee, accessPoint, fs);
+  if (client.efsUtils) grantClientMetrics(grantee, scope);
   if (options.grantDirectReads ?? true) {
     grantDirectReads(scope, grantee, accessPoint, info, {
       prop: 'grantDirectReads',
@@ -68,6 +71,22 @@ export function grantMountingClient(
       listBucket: client.efsUtils,
     });
   }
+}
+
+/**
+ * Lets amazon-efs-utils publish its client metrics (`S3BucketAccessible`, `S3BucketReachable`):
+ * `cloudwatch:PutMetricData`, which has no resource-level permissions, limited to the helper's
+ * namespace with the `cloudwatch:namespace` condition key.
+ */
+export function grantClientMetrics(grantee: iam.IGrantable, scope: IConstruct): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
+    actions: ['cloudwatch:PutMetricData'],
+    resources: ['*'],
+    conditions: { StringEquals: { 'cloudwatch:namespace': EFS_UTILS_METRIC_NAMESPACE } },
+  }));
+  const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
+  acknowledge(owner, 'AwsSolutions-IAM5[Resource::*]',
+    `cloudwatch:PutMetricData has no resource-level permissions; the statement is limited to the amazon-efs-utils namespace (${EFS_UTILS_METRIC_NAMESPACE}) by the cloudwatch:namespace condition.`);
 }
 
 /**

@@ -49,7 +49,9 @@ describe('mountOnJobDefinition', () => {
     // AND the job role gets ClientMount only (read-only), the validation reads and direct reads
     const [, policy] = byPrefix(t, 'AWS::IAM::Policy', 'JobRoleDefaultPolicy');
     const actions = policy.Properties.PolicyDocument.Statement.map((s: any) => s.Action);
-    expect(actions).toEqual(expect.arrayContaining(['s3files:ClientMount', 's3files:GetAccessPoint', 's3files:ListMountTargets', ['s3:GetObject', 's3:GetObjectVersion'], 's3:ListBucket']));
+    expect(actions).toEqual(expect.arrayContaining(['s3files:ClientMount', 's3files:GetAccessPoint', 's3files:ListMountTargets', ['s3:GetObject', 's3:GetObjectVersion'], 's3:ListBucket', 'cloudwatch:PutMetricData']));
+    expect(policy.Properties.PolicyDocument.Statement.find((s: any) => s.Action === 'cloudwatch:PutMetricData').Condition)
+      .toEqual({ StringEquals: { 'cloudwatch:namespace': 'efs-utils/S3Files' } });
     expect(JSON.stringify(actions)).not.toContain('ClientWrite');
   });
 

@@ -85,6 +85,8 @@ describe('mountOnInstance: the template', () => {
       expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'], Resource: { 'Fn::Join': ['', [expect.anything(), '/data/*']] } }),
       // amazon-efs-utils keeps direct reads off without it
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^FilesBucket/), 'Arn'] } },
+      // and publishes its client metrics, in its own namespace only
+      { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*', Condition: { StringEquals: { 'cloudwatch:namespace': 'efs-utils/S3Files' } } },
     ]));
     const [, role] = byPrefix(t, 'AWS::IAM::Role', 'HostInstanceRole');
     expect(JSON.stringify(role.Properties.Tags ?? [])).not.toContain('s3files-client-');

@@ -66,6 +66,7 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
       expect.objectContaining({ Action: 's3files:ListMountTargets', Resource: { 'Fn::ImportValue': expect.stringMatching(/FileSystemArn/) } }),
       expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'] }),
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::ImportValue': expect.stringMatching(/Bucket/) } },
+      { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*', Condition: { StringEquals: { 'cloudwatch:namespace': 'efs-utils/S3Files' } } },
     ]));
     // GetAccessPoint carries no access-point condition (the key does not exist for it: a condition would deny)
     expect(st.find((s) => s.Action === 's3files:GetAccessPoint').Condition).toBeUndefined();

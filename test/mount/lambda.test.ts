@@ -69,8 +69,9 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
       { Effect: 'Allow', Action: 's3files:GetAccessPoint', Resource: { 'Fn::ImportValue': expect.stringMatching(/AccessPointArn/) } },
       { Effect: 'Allow', Action: 's3files:ListMountTargets', Resource: { 'Fn::ImportValue': expect.stringMatching(/FileSystemArn/) } },
     ]));
-    // AND no listing of the bucket (Lambda's direct reads are not amazon-efs-utils')
+    // AND no listing of the bucket nor client metrics (Lambda does not mount with amazon-efs-utils)
     expect(JSON.stringify(st)).not.toContain('s3:ListBucket');
+    expect(JSON.stringify(st)).not.toContain('cloudwatch:PutMetricData');
     // AND the compute stack waits for storage (the waiter is there); storage never references compute
     expect(compute.dependencies).toContain(storage);
     expect(JSON.stringify(Template.fromStack(storage).toJSON())).not.toContain('Worker');
