@@ -8,17 +8,66 @@
 export const MIN_EFS_UTILS_VERSION = '3.0.0';
 
 /**
+ * The cloud-init per-boot script: reads the instance's current user data from the instance
+ * metadata service (IMDSv2), takes out what this library wrote (the `s3files_mount` function and
+ * its calls), drops the fstab lines of S3 Files mounts it no longer has (unmounting them), and runs
+ * the rest, which writes each line anew and remounts what changed. Without IMDS it keeps
+ * /etc/fstab as it is. (No `${...}` in it: it is inlined in a template literal.)
+ */
+export const PER_BOOT_SCRIPT = String.raw`#!/bin/bash
+# Installed by cdk-s3files-lambda: re-applies the S3 Files mounts of the current user data on every boot.
+set -uo pipefail
+log() { echo "s3files-per-boot: $*" >&2; }
+imds=http://169.254.169.254/latest
+if ! token="$(curl -sf -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 60')" \
+  || ! user_data="$(curl -sf -H "X-aws-ec2-metadata-token: $token" "$imds/user-data")"; then
+  log "the instance metadata service did not answer: keeping /etc/fstab as it is"
+  exit 0
+fi
+mounts="$(printf '%s\n' "$user_data" | awk '/^s3files_mount\(\) \($/ { f = 1 } f { print } f && /^\)$/ { f = 0; next } !f && /^s3files_mount \047/ { print }')"
+calls="$(printf '%s\n' "$mounts" | grep "^s3files_mount '" || true)"
+# The mount paths the current user data asks for (the third argument of each call).
+# shellcheck disable=SC2317 # called through the eval
+wanted="$(s3files_mount() { printf '%s\n' "$3"; }; eval "$calls")"
+stale="$(awk '$3 == "s3files" { print $2 }' /etc/fstab | { if [ -n "$wanted" ]; then grep -vxF -e "$wanted"; else cat; fi; } || true)"
+for mount_path in $stale; do
+  log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line"
+  if mountpoint -q "$mount_path"; then umount "$mount_path" || umount -l "$mount_path"; fi
+  tmp="$(mktemp)"
+  awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab > "$tmp"
+  cat "$tmp" > /etc/fstab
+  rm -f "$tmp"
+done
+if [ -n "$calls" ]; then bash -c "$mounts"; fi
+`;
+
+/**
  * Defines `s3files_mount FS_ID ACCESS_POINT_ID MOUNT_PATH READ_ONLY MIN_VERSION TIMEOUT_SECONDS`.
  * It installs (or upgrades) amazon-efs-utils with dnf or yum, writes one fstab line (`_netdev,nofail`
  * so a boot never hangs on it; replaced, not duplicated, on a re-run), and mounts, retrying with
- * backoff while the mount target is not reachable yet, until the timeout. The body runs in a
- * subshell with its own `set -euo pipefail`, so it changes nothing of the rest of the user data.
- * (No `${...}` in it: this is a template literal.)
+ * backoff while the mount target is not reachable yet, until the timeout.
+ *
+ * Two things make later changes safe. The mount point is made immutable (`chattr +i`) before the
+ * first mount, so while nothing is mounted there a write fails (EPERM) instead of landing on the
+ * local disk and never reaching S3. And it installs a cloud-init per-boot script
+ * (`PER_BOOT_SCRIPT`) that re-applies the mounts of the instance's *current* user data on every
+ * boot: CloudFormation changes user data by stopping and starting the instance, and cloud-init
+ * does not run user data again. A line that changed for a mounted path is unmounted and mounted
+ * again with the new access point or options.
+ * The body runs in a subshell with its own `set -euo pipefail`, so it changes nothing of the rest
+ * of the user data. (No `${...}` in it: this is a template literal.)
  */
 export const MOUNT_FUNCTION = String.raw`s3files_mount() (
   set -euo pipefail
   fs_id="$1"; access_point="$2"; mount_path="$3"; read_only="$4"; min_version="$5"; timeout="$6"
   log() { echo "s3files_mount: $*" >&2; }
+  install_per_boot() {
+    mkdir -p /var/lib/cloud/scripts/per-boot
+    cat > /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh <<'S3FILES_PER_BOOT'
+@PER_BOOT@
+S3FILES_PER_BOOT
+    chmod 0755 /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh
+  }
   version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
   installed_version() { rpm -q --queryformat '%{VERSION}' amazon-efs-utils 2>/dev/null || true; }
 
@@ -44,13 +93,24 @@ export const MOUNT_FUNCTION = String.raw`s3files_mount() (
   options="_netdev,nofail,accesspoint=$access_point"
   if [ "$read_only" = "true" ]; then options="$options,ro"; fi
   mkdir -p "$mount_path"
+  # Unmounted, the directory refuses writes: nothing lands on the local disk unnoticed.
+  if ! mountpoint -q "$mount_path"; then
+    chattr +i "$mount_path" || log "could not make $mount_path immutable: writes there while it is not mounted would stay local"
+  fi
   line="$fs_id:/ $mount_path s3files $options 0 0"
+  previous="$(awk -v mp="$mount_path" '$2 == mp && $3 == "s3files"' /etc/fstab)"
   # One line per mount path: a re-run (or a changed access point) replaces it.
   tmp="$(mktemp)"
   awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab > "$tmp"
   echo "$line" >> "$tmp"
   cat "$tmp" > /etc/fstab
   rm -f "$tmp"
+  # Mounted at boot from an older line (another access point, or other options): mount it anew.
+  if [ -n "$previous" ] && [ "$previous" != "$line" ] && mountpoint -q "$mount_path"; then
+    log "the mount of $mount_path changed: unmounting the previous one"
+    umount "$mount_path" || umount -l "$mount_path"
+  fi
+  install_per_boot
 
   deadline=$(( $(date +%s) + timeout ))
   delay=2
@@ -65,7 +125,7 @@ export const MOUNT_FUNCTION = String.raw`s3files_mount() (
     delay=$(( delay < 30 ? delay * 2 : 30 ))
   done
   log "mounted $fs_id ($access_point) at $mount_path"
-)`;
+)`.replace('@PER_BOOT@', PER_BOOT_SCRIPT);
 
 /** The user-data line that calls the function (arguments quoted; tokens are rendered by CloudFormation). */
 export function mountCommand(args: {

@@ -8,7 +8,7 @@ import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
-import { mountCommand, MOUNT_FUNCTION, MIN_EFS_UTILS_VERSION } from '../../src/private/ec2-user-data';
+import { mountCommand, MOUNT_FUNCTION, MIN_EFS_UTILS_VERSION, PER_BOOT_SCRIPT } from '../../src/private/ec2-user-data';
 import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/template';
 import { venvBin } from '../validators/templates';
 
@@ -207,10 +207,15 @@ const STUBS: Record<string, string> = {
   mount: [
     'echo "mount $*" >> "$STATE/calls"',
     'n=$(( $(cat "$STATE/mount_attempts" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$STATE/mount_attempts"',
-    'if [ "$n" -gt "$(cat "$STATE/fail_mounts")" ]; then touch "$STATE/mounted"; exit 0; fi',
+    'if [ "$n" -gt "$(cat "$STATE/fail_mounts")" ]; then echo "$1" >> "$STATE/mounted"; exit 0; fi',
     'echo "mount.s3files: Connection timed out" >&2; exit 32',
   ].join('\n'),
-  mountpoint: '[ -e "$STATE/mounted" ]',
+  // What is mounted: one path a line in $STATE/mounted.
+  mountpoint: 'grep -qxF -- "$2" "$STATE/mounted" 2>/dev/null',
+  umount: 'echo "umount $*" >> "$STATE/calls"; grep -vxF -- "$1" "$STATE/mounted" > "$STATE/mounted.new" || true; mv "$STATE/mounted.new" "$STATE/mounted"',
+  chattr: 'echo "chattr $*" >> "$STATE/calls"',
+  // The instance metadata service: a token, then the user data in $STATE/user-data (none: no IMDS).
+  curl: 'case "$*" in *api/token*) [ -e "$STATE/user-data" ] && echo token || exit 7;; *user-data*) cat "$STATE/user-data";; *) exit 22;; esac',
   sleep: 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
 };
 
@@ -223,9 +228,27 @@ interface Scenario {
   readonly managers?: Array<'dnf' | 'yum'>;
   readonly timeout?: number;
   readonly readOnly?: boolean;
+  /** Run this instead of the user data (the per-boot script), with this user data served by IMDS. */
+  readonly perBoot?: { readonly userData?: (mountPath: string, otherPath: string) => string };
+  /** Already mounted when the script starts (mounted at boot from the fstab). */
+  readonly mounted?: boolean;
+  /** Another s3files fstab line, for a second path. */
+  readonly otherLine?: boolean;
 }
 
-function runScript(s: Scenario): { status: number | null; stderr: string; calls: string[]; fstab: string; mountDir: boolean } {
+interface Run {
+  readonly status: number | null;
+  readonly stderr: string;
+  readonly calls: string[];
+  readonly fstab: string;
+  readonly mountDir: boolean;
+  /** The per-boot script the run installed, if any. */
+  readonly perBoot?: string;
+  readonly mountPath: string;
+  readonly otherPath: string;
+}
+
+function runScript(s: Scenario): Run {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-userdata-'));
   const state = path.join(dir, 'state');
   const bin = path.join(dir, 'bin');
@@ -242,23 +265,40 @@ function runScript(s: Scenario): { status: number | null; stderr: string; calls:
   fs.writeFileSync(path.join(state, 'calls'), '');
   const fstab = path.join(dir, 'fstab');
   const mountPath = path.join(dir, 'mnt', 'data');
+  const otherPath = path.join(dir, 'mnt', 'other');
   const earlier = s.earlierAccessPoint ? `fs-0123456789abcdef0:/ ${mountPath} s3files _netdev,nofail,accesspoint=${s.earlierAccessPoint} 0 0\n` : '';
-  fs.writeFileSync(fstab, `# /etc/fstab\nUUID=abc / xfs defaults 0 1\n${earlier}`);
+  const other = s.otherLine ? `fs-0123456789abcdef0:/ ${otherPath} s3files _netdev,nofail,accesspoint=fsap-0ther00000000000 0 0\n` : '';
+  fs.writeFileSync(fstab, `# /etc/fstab\nUUID=abc / xfs defaults 0 1\n${earlier}${other}`);
+  if (s.mounted) fs.writeFileSync(path.join(state, 'mounted'), `${mountPath}\n${s.otherLine ? `${otherPath}\n` : ''}`);
   const script = path.join(dir, 'user-data.sh');
-  fs.writeFileSync(script, `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
+  const userData = `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
     fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: s.readOnly ?? false, timeoutSeconds: s.timeout ?? 60,
-  })}\n`);
+  })}\n`;
+  if (s.perBoot) {
+    fs.writeFileSync(script, PER_BOOT_SCRIPT);
+    if (s.perBoot.userData) fs.writeFileSync(path.join(state, 'user-data'), s.perBoot.userData(mountPath, otherPath));
+  } else {
+    fs.writeFileSync(script, userData);
+  }
+  // /var/lib of this namespace is a temp directory: the script installs its per-boot script there.
+  const varLib = path.join(dir, 'var-lib');
+  fs.mkdirSync(varLib);
   // Only the stubs and the basic tools: a real dnf/yum/mount on this machine must not be found.
   const isolatedPath = `${bin}:/usr/bin:/bin`;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const run = spawnSync('unshare', [...(asRoot ? [] : ['--map-root-user']), '--mount', 'bash', '-c',
-    `set -e; /usr/bin/mount --bind "${fstab}" /etc/fstab; export PATH="${isolatedPath}" STATE="${state}"; exec bash "${script}"`], { encoding: 'utf8', env: { ...process.env, STATE: state } });
+    `set -e; /usr/bin/mount --bind "${fstab}" /etc/fstab; /usr/bin/mount --bind "${varLib}" /var/lib; export PATH="${isolatedPath}" STATE="${state}"; exec bash "${script}"`],
+  { encoding: 'utf8', env: { ...process.env, STATE: state } });
+  const perBootFile = path.join(varLib, 'cloud', 'scripts', 'per-boot', '50-s3files-mounts.sh');
   const result = {
     status: run.status,
     stderr: run.stderr,
     calls: fs.readFileSync(path.join(state, 'calls'), 'utf8').split('\n').filter(Boolean),
     fstab: fs.readFileSync(fstab, 'utf8'),
     mountDir: fs.existsSync(mountPath),
+    perBoot: fs.existsSync(perBootFile) ? fs.readFileSync(perBootFile, 'utf8') : undefined,
+    mountPath,
+    otherPath,
   };
   fs.rmSync(dir, { recursive: true, force: true });
   return result;
@@ -300,6 +340,63 @@ describe('the user-data script', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/accesspoint=fsap-0123456789abcdef0,ro 0 0$/);
     expect(again.calls.filter((c) => /^(dnf|yum)/.test(c))).toEqual([]);
+  });
+
+  test('the mount point refuses writes while nothing is mounted (chattr +i before the first mount), and a per-boot script is installed', () => {
+    // GIVEN / WHEN a first boot
+    const r = runScript({ installed: '3.2.0' });
+    // THEN the directory is made immutable before it is mounted over
+    expect(r.status).toBe(0);
+    const calls = r.calls.filter((c) => /^(chattr|mount)/.test(c));
+    expect(calls[0]).toBe(`chattr +i ${r.mountPath}`);
+    expect(calls[1]).toMatch(/^mount /);
+    // AND the per-boot script is the one the library ships, and passes shellcheck too
+    expect(r.perBoot).toBe(`${PER_BOOT_SCRIPT}\n`);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 's3files-sc-')), 'per-boot.sh');
+    fs.writeFileSync(file, PER_BOOT_SCRIPT);
+    const lint = spawnSync(venvBin('shellcheck'), ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
+    expect(lint.stdout + lint.stderr).toBe('');
+  });
+
+  test('a later boot applies the user data CloudFormation changed: the new access point is written and mounted anew; a mount no longer asked for is dropped', () => {
+    // GIVEN an instance that booted with the old access point mounted at the path, and a second s3files path from an older version,
+    // WHEN the per-boot script runs with user data that now names another access point for the path, read-only
+    const r = runScript({
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      otherLine: true,
+      perBoot: {
+        userData: (mountPath) => `#!/bin/bash\necho unrelated user data\n${MOUNT_FUNCTION}\n${mountCommand({
+          fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0aaaaaaaaaaaaaaaa', mountPath, readOnly: true, timeoutSeconds: 5,
+        })}\n`,
+      },
+    });
+    // THEN
+    expect(r.stderr).toMatch(/the mount of \S+ changed: unmounting the previous one/);
+    expect(r.status).toBe(0);
+    const lines = r.fstab.split('\n').filter((l) => l.includes(' s3files '));
+    expect(lines).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-0aaaaaaaaaaaaaaaa,ro 0 0`]);
+    expect(r.calls.filter((c) => /^(u?mount) /.test(c))).toEqual([`umount ${r.otherPath}`, `umount ${r.mountPath}`, `mount ${r.mountPath}`]);
+    // AND the unrelated part of the user data did not run again
+    expect(r.stderr).not.toContain('unrelated user data');
+  });
+
+  test('a later boot with unchanged user data changes nothing; without the metadata service it keeps /etc/fstab', () => {
+    const same = runScript({
+      installed: '3.2.0', earlierAccessPoint: 'fsap-0123456789abcdef0', mounted: true,
+      perBoot: {
+        userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
+          fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5,
+        })}\n`,
+      },
+    });
+    expect(same.status).toBe(0);
+    expect(same.calls.filter((c) => /^(u?mount) /.test(c))).toEqual([]);
+    const offline = runScript({ installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', perBoot: {} });
+    expect(offline.status).toBe(0);
+    expect(offline.stderr).toMatch(/the instance metadata service did not answer: keeping \/etc\/fstab as it is/);
+    expect(offline.fstab).toContain('accesspoint=fsap-00000000000000000');
   });
 
   test('an old efs-utils is upgraded with yum where there is no dnf', () => {
