@@ -91,6 +91,9 @@ const project = new awscdk.AwsCdkConstructLibrary({
       // projen-generated function wrappers have no logic of their own.
       coveragePathIgnorePatterns: ['/node_modules/', 'wait-for-available-[a-z-]+-function\\.ts$'],
       testTimeout: 60_000,
+      // Jest's default on a 2-core machine is one worker; most suites wait on child processes
+      // (moto, ts-node, cfn-lint, shellcheck), so two overlap that waiting.
+      maxWorkers: 2,
     },
   },
   eslintOptions: {
@@ -264,11 +267,15 @@ packageJava.spawn(seedMaven);
 packageJava.spawn(rosetta);
 packageJava.exec('jsii-pacmak -v --target java --maven-local-repository .m2-local');
 
+// The same packages as package:python and package:java, built in one go: one bundle, one
+// rosetta extract, one jsii-pacmak run for both targets.
 project.addTask('test:bindings', {
   description: 'Install the wheel and the jar, synthesize the examples and README snippets in TS/Python/Java, compare templates',
   steps: [
-    { spawn: 'package:python' },
-    { spawn: 'package:java' },
+    { spawn: 'bundle' },
+    { spawn: 'seed:maven' },
+    { spawn: 'rosetta:extract' },
+    { exec: 'jsii-pacmak -v --target python --target java --maven-local-repository .m2-local' },
     { exec: 'bash test/bindings/run.sh' },
   ],
 });
