@@ -121,6 +121,19 @@ describe('README: containers, Batch jobs, instances', () => {
     const [[, instance]] = byType('AWS::EC2::Instance');
     expect(JSON.stringify(instance.Properties.UserData)).toContain("s3files_mount '");
     for (const r of [task, job, instance]) expect(r.DependsOn).toContain(waiterId);
+    // AND it can deploy as shown: the task and the instance run in subnets whose default route
+    // leads to a NAT gateway (public ECR, the efs-utils install), S3 goes through its gateway
+    // endpoint, and a task that cannot start fails the deployment (circuit breaker) instead of hanging
+    const natRouted = new Set(byType('AWS::EC2::Route').filter(([, r]) => r.Properties.NatGatewayId)
+      .map(([, r]) => JSON.stringify(r.Properties.RouteTableId)));
+    const routedSubnets = byType('AWS::EC2::SubnetRouteTableAssociation')
+      .filter(([, a]) => natRouted.has(JSON.stringify(a.Properties.RouteTableId))).map(([, a]) => JSON.stringify(a.Properties.SubnetId));
+    expect(routedSubnets.length).toBeGreaterThan(0);
+    expect(routedSubnets).toContain(JSON.stringify(instance.Properties.SubnetId));
+    const [[, service]] = byType('AWS::ECS::Service');
+    for (const subnet of service.Properties.NetworkConfiguration.AwsvpcConfiguration.Subnets) expect(routedSubnets).toContain(JSON.stringify(subnet));
+    expect(service.Properties.DeploymentConfiguration.DeploymentCircuitBreaker).toEqual({ Enable: true, Rollback: true });
+    expect(byType('AWS::EC2::VPCEndpoint').map(([, e]) => e.Properties.VpcEndpointType)).toEqual(['Gateway']);
   }, 120_000);
 });
 

@@ -7,9 +7,13 @@ import { S3FilesFileSystem } from 'cdk-s3files-lambda';
 
 const app = new App();
 const stack = new Stack(app, 'Pipeline');
+// Private subnets with one NAT gateway: the tasks pull their image from public ECR and the
+// instance installs amazon-efs-utils. The S3 gateway endpoint (no charge) keeps S3 traffic
+// (direct reads, the Amazon Linux repositories) off the NAT gateway, which bills per hour and per GB.
 const vpc = new ec2.Vpc(stack, 'Vpc', {
-  natGateways: 0,
-  subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+  maxAzs: 2,
+  natGateways: 1,
+  gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
 });
 const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
 const results = fileSystem.addAccessPoint('Results', { path: '/results' });
@@ -21,6 +25,8 @@ taskDefinition.addContainer('app', { image });
 const service = new ecs.FargateService(stack, 'Service', {
   cluster: new ecs.Cluster(stack, 'Cluster', { vpc }),
   taskDefinition,
+  // A task that cannot start fails the deployment in minutes instead of hours.
+  circuitBreaker: { rollback: true },
 });
 results.mountOnService(service, { containerPath: '/mnt/results', readOnly: true });
 
