@@ -396,14 +396,18 @@ class ImportedAccessPoint extends S3FilesAccessPointBase {
       invalid(this, 'accessPointId', undefined, 'an imported access point needs its id or its ARN', 'give accessPointId (fsap-...) or accessPointArn');
     }
     this.fileSystem = attrs.fileSystem;
+    if (attrs.accessPointArn !== undefined && !Token.isUnresolved(attrs.accessPointArn)) {
+      checkAccessPointArn(this, attrs.accessPointArn, attrs.accessPointId, attrs.fileSystem);
+    }
     // ARN: <file system ARN>/access-point/<id>
     this.accessPointArn = attrs.accessPointArn ?? `${attrs.fileSystem.fileSystemArn}/access-point/${attrs.accessPointId}`;
     this.accessPointId = attrs.accessPointId ?? (Token.isUnresolved(this.accessPointArn)
       ? Fn.select(3, Fn.split('/', Stack.of(this).splitArn(this.accessPointArn, ArnFormat.NO_RESOURCE_NAME).resource))
       : this.accessPointArn.split('/').pop()!);
-    if (!Token.isUnresolved(this.accessPointId) && !/^fsap-[0-9a-f]{8,40}$/.test(this.accessPointId)) {
+    // The API and the CloudFormation schemas: 17 to 40 hex digits after fsap-.
+    if (!Token.isUnresolved(this.accessPointId) && !/^fsap-[0-9a-f]{17,40}$/.test(this.accessPointId)) {
       invalid(this, attrs.accessPointId ? 'accessPointId' : 'accessPointArn', attrs.accessPointId ?? attrs.accessPointArn,
-        'an S3 Files access point id looks like fsap-0123456789abcdef0', 'pass the id (or ARN) of the access point as the S3 Files console or CLI shows it');
+        'an S3 Files access point id looks like fsap-0123456789abcdef0 (fsap- and 17 to 40 hex digits)', 'pass the id (or ARN) of the access point as the S3 Files console or CLI shows it');
     }
     if (attrs.path !== undefined) validateAccessPointPath(this, attrs.path);
     this.path = attrs.path;
@@ -416,5 +420,34 @@ class ImportedAccessPoint extends S3FilesAccessPointBase {
   /** @internal */
   public _rootPath(): string | undefined {
     return this.path;
+  }
+}
+
+/**
+ * A literal access point ARN must be well formed, name the given id (if any) and belong to the
+ * given file system: compared with its ARN when that is literal, else with its id; a warning when
+ * both are tokens (a file system created in this app): the match is known only at deploy time.
+ */
+function checkAccessPointArn(scope: Construct, arn: string, accessPointId: string | undefined, fileSystem: IS3FilesFileSystem): void {
+  const m = /^(arn:aws[-a-z]*:s3files:[a-z0-9-]+:\d{12}:file-system\/(fs-[0-9a-f]{17,40}))\/access-point\/(fsap-[0-9a-f]{17,40})$/.exec(arn);
+  if (!m) {
+    invalid(scope, 'accessPointArn', arn,
+      'an S3 Files access point ARN looks like arn:aws:s3files:us-east-1:111122223333:file-system/fs-0123456789abcdef0/access-point/fsap-0123456789abcdef0',
+      'pass the ARN as the S3 Files console or CLI shows it (or accessPointId)');
+  }
+  const [, fileSystemArn, fileSystemId, id] = m;
+  if (accessPointId !== undefined && !Token.isUnresolved(accessPointId) && accessPointId !== id) {
+    invalid(scope, 'accessPointId', accessPointId, `accessPointArn names another access point (${id})`, 'give the id and the ARN of one access point, or only one of them');
+  }
+  const given = !Token.isUnresolved(fileSystem.fileSystemArn) ? { what: 'ARN', value: fileSystem.fileSystemArn, ours: fileSystemArn }
+    : !Token.isUnresolved(fileSystem.fileSystemId) ? { what: 'id', value: fileSystem.fileSystemId, ours: fileSystemId }
+      : undefined;
+  if (!given) {
+    Annotations.of(scope).addWarningV2('cdk-s3files-lambda:accessPointFileSystemUnchecked',
+      `accessPointArn belongs to ${fileSystemId}, and the id of ${fileSystem.node.path} is only known at deploy time, so the library cannot check that they match. `
+      + 'An access point mounts only with its own file system: import the file system it belongs to.');
+  } else if (given.value !== given.ours) {
+    invalid(scope, 'accessPointArn', arn, `it is an access point of ${fileSystemArn}, and fileSystem (${fileSystem.node.path}) has the ${given.what} ${given.value}`,
+      'pass the file system the access point belongs to as fileSystem');
   }
 }

@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions, S3FilesFileSystem } from '../src';
-import { byPrefix, isolatedVpc, newStack, only, warnings } from './util/template';
+import { byPrefix, FN, isolatedVpc, newStack, only, warnings } from './util/template';
 
 function withFileSystem() {
   const stack = newStack();
@@ -215,5 +215,122 @@ describe('S3FilesAccessPoint', () => {
       PosixUser: { Uid: '1234', Gid: '1234', SecondaryGids: ['1234'] },
       RootDirectory: { Path: '/from-token', CreationPermissions: { OwnerUid: '1234', OwnerGid: '1234', Permissions: '700' } },
     });
+  });
+});
+
+describe('imports that cannot work are refused at synth (warned where tokens hide the answer)', () => {
+  const ENV = { account: '111111111111', region: 'us-east-1' };
+  const FS_ID = 'fs-0123456789abcdef0';
+  const FS_ARN = `arn:aws:s3files:us-east-1:111111111111:file-system/${FS_ID}`;
+  const AP_ARN = `${FS_ARN}/access-point/fsap-0123456789abcdef0`;
+  const envStack = (env: { account?: string; region?: string } = ENV) => new Stack(new App(), 'Env', { env });
+
+  test('a new access point on a file system of another account', () => {
+    // GIVEN a file system whose ARN names account 222222222222, imported in a stack of 111111111111
+    const stack = envStack();
+    const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN.replace('111111111111', '222222222222') });
+    // WHEN / THEN
+    expect(() => new S3FilesAccessPoint(stack, 'Ap', { fileSystem: theirs }))
+      .toThrow(/Env\/Ap: invalid fileSystem "Env\/Theirs": it is in account 222222222222 \(its ARN\) and Env in 111111111111.*Fix: create the access point in a stack of account 222222222222, or import an access point/);
+  });
+
+  test('a new access point on a file system of another region', () => {
+    const stack = envStack();
+    const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN.replace('us-east-1', 'eu-west-1') });
+    expect(() => new S3FilesAccessPoint(stack, 'Ap', { fileSystem: theirs }))
+      .toThrow(/Env\/Ap: invalid fileSystem "Env\/Theirs": it is in eu-west-1 \(its ARN\) and Env in us-east-1.*Fix: create the access point in a stack of eu-west-1/);
+  });
+
+  test('an environment-agnostic stack: the same access point is accepted with warnings naming the account and region', () => {
+    const stack = newStack();
+    const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
+    new S3FilesAccessPoint(stack, 'Ap', { fileSystem: theirs });
+    const w = warnings(stack).join('\n');
+    expect(w).toMatch(/TestStack\/Theirs is in us-east-1 \(its ARN\), and TestStack is environment-agnostic.*Give the stack env: \{ region: 'us-east-1' \}/);
+    expect(w).toMatch(/TestStack\/Theirs is in account 111111111111 \(its ARN\).*Give the stack env: \{ account: '111111111111' \}/);
+  });
+
+  test('mounting a file system of another region', () => {
+    // GIVEN an imported access point of a file system in eu-west-1, and a function in us-east-1
+    const stack = envStack();
+    const vpc = isolatedVpc(stack);
+    const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', {
+      fileSystemArn: FS_ARN.replace('us-east-1', 'eu-west-1'), vpc, clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'C', 'sg-0aaaaaaaaaaaaaaaa'),
+    });
+    const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN.replace('us-east-1', 'eu-west-1') });
+    const fn = new lambda.Function(stack, 'Fn', { ...FN, vpc });
+    // WHEN / THEN
+    expect(() => ap.mountOnFunction(fn, { directS3Read: lambda.DirectS3Read.disabled() }))
+      .toThrow(/Env\/Fn: invalid fileSystem "Env\/Theirs": it is in eu-west-1 \(its ARN\) and Env in us-east-1, and clients mount a file system only from a VPC in its region.*Fix: mount it in a stack of eu-west-1/);
+  });
+
+  test.each<[string, () => unknown, RegExp]>([
+    ['an access point ARN of another file system', () => {
+      const stack = newStack();
+      const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
+      return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN.replace(FS_ID, 'fs-0fedcba9876543210') });
+    }, /TestStack\/Ap: invalid accessPointArn ".*fs-0fedcba9876543210\/access-point\/fsap-0123456789abcdef0": it is an access point of .*fs-0fedcba9876543210, and fileSystem \(TestStack\/Theirs\) has the ARN .*fs-0123456789abcdef0.*Fix: pass the file system the access point belongs to/],
+    ['an access point ARN of another file system, the file system imported by id', () => {
+      const stack = newStack();
+      const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0fedcba9876543210' });
+      return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN });
+    }, /invalid accessPointArn .*: it is an access point of .*fs-0123456789abcdef0, and fileSystem \(TestStack\/Theirs\) has the id fs-0fedcba9876543210/],
+    ['an access point ARN of the same file system id in another region', () => {
+      const stack = newStack();
+      const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
+      return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN.replace('us-east-1', 'eu-west-1') });
+    }, /invalid accessPointArn "arn:aws:s3files:eu-west-1:.*": it is an access point of arn:aws:s3files:eu-west-1:/],
+    ['an id and an ARN of two access points', () => {
+      const stack = newStack();
+      const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
+      return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN, accessPointId: 'fsap-0fedcba9876543210' });
+    }, /invalid accessPointId "fsap-0fedcba9876543210": accessPointArn names another access point \(fsap-0123456789abcdef0\)/],
+    ['an id and an ARN of two file systems', () => S3FilesFileSystem.fromFileSystemAttributes(newStack(), 'Theirs', { fileSystemArn: FS_ARN, fileSystemId: 'fs-0fedcba9876543210' }),
+      /invalid fileSystemId "fs-0fedcba9876543210": fileSystemArn names another file system \(fs-0123456789abcdef0\)/],
+    ['a malformed file system ARN', () => S3FilesFileSystem.fromFileSystemAttributes(newStack(), 'Theirs', { fileSystemArn: 'arn:aws:elasticfilesystem:us-east-1:111111111111:file-system/fs-0123456789abcdef0' }),
+      /invalid fileSystemArn "arn:aws:elasticfilesystem:.*": an S3 Files file system ARN looks like arn:aws:s3files:us-east-1:111122223333:file-system\/fs-0123456789abcdef0/],
+    ['a malformed access point ARN', () => {
+      const stack = newStack();
+      const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
+      return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: `${FS_ARN}/fsap-0123456789abcdef0` });
+    }, /invalid accessPointArn ".*": an S3 Files access point ARN looks like arn:aws:s3files:.*access-point\/fsap-0123456789abcdef0/],
+    ['a file system id of 8 hex digits (the API takes 17 to 40)', () => S3FilesFileSystem.fromFileSystemAttributes(newStack(), 'Short', { fileSystemId: 'fs-01234567' }),
+      /invalid fileSystemId "fs-01234567": an S3 Files file system id looks like fs-0123456789abcdef0 \(fs- and 17 to 40 hex digits\)/],
+    ['an access point id of 16 hex digits', () => {
+      const stack = newStack();
+      const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: FS_ID });
+      return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointId: 'fsap-0123456789abcdef' });
+    }, /invalid accessPointId "fsap-0123456789abcdef": an S3 Files access point id looks like fsap-0123456789abcdef0 \(fsap- and 17 to 40 hex digits\)/],
+  ])('refuses %s', (_what, build, message) => {
+    expect(build).toThrow(message);
+  });
+
+  test('an access point ARN with a file system created in this app: accepted with a warning', () => {
+    const stack = newStack();
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN });
+    expect(warnings(stack).join('\n')).toMatch(/accessPointArn belongs to fs-0123456789abcdef0, and the id of TestStack\/Files is only known at deploy time/);
+  });
+
+  test('a function in another VPC whose security group is imported', () => {
+    // GIVEN the file system in one VPC, a function in another VPC with an imported security group
+    const stack = newStack();
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+    const other = isolatedVpc(stack, 'Other');
+    const fn = new lambda.Function(stack, 'Fn', {
+      ...FN, vpc: other, securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0bbbbbbbbbbbbbbbb')],
+    });
+    // WHEN / THEN
+    expect(() => fileSystem.addAccessPoint('Ap').mountOnFunction(fn))
+      .toThrow(/TestStack\/Fn: invalid vpcSubnets .*: the function's subnet is in TestStack\/Other, and the mount targets in TestStack\/Vpc: clients mount only from the mount targets' VPC.*Fix: place the function in subnets of TestStack\/Vpc/);
+  });
+
+  test('a function with an imported security group in subnets of the file system\'s VPC is accepted', () => {
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
+    const fn = new lambda.Function(stack, 'Fn', { ...FN, vpc, securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0bbbbbbbbbbbbbbbb')] });
+    fileSystem.addAccessPoint('Ap').mountOnFunction(fn);
+    expect(warnings(stack).join('\n')).not.toMatch(/VPC/);
   });
 });

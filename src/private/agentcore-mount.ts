@@ -46,7 +46,7 @@ export function mountOnAgentCoreRuntime(runtime: agentcore.Runtime, accessPoint:
   cfn.filesystemConfigurations = [...existing, { s3FilesAccessPoint: { accessPointArn: accessPoint.accessPointArn, mountPath } }];
 
   grantMountingClient(runtime, runtime, accessPoint, options, { efsUtils: false });
-  checkSameVpc(runtime, runtime.connections, info.vpc, 'the runtime');
+  checkSameVpc(runtime, runtime.connections, info.vpc, 'the runtime', network.networkModeConfig?.subnets);
   openNfs(runtime, fs, info, runtime, (group) => joinSecurityGroup(runtime, runtime.connections, cfn,
     'NetworkConfiguration.NetworkModeConfig.SecurityGroups', { max: MAX_RUNTIME_SECURITY_GROUPS, service: 'AgentCore' }, 'the runtime', group), 'the AgentCore runtime');
   checkClientAzs(runtime, info, network.networkModeConfig?.subnets,

@@ -78,10 +78,10 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
   const environment = options.computeEnvironment;
   if (environment) {
     const ce = environment.node.defaultChild as batch.CfnComputeEnvironment;
-    checkSameVpc(environment, environment.connections, info.vpc, 'the compute environment');
+    const resources = Stack.of(ce).resolve(ce.computeResources) as { subnets?: unknown } | undefined;
+    checkSameVpc(environment, environment.connections, info.vpc, 'the compute environment', resources?.subnets);
     openNfs(environment, fs, info, environment, (group) => joinSecurityGroup(environment, environment.connections, ce,
       'ComputeResources.SecurityGroupIds', { max: MAX_COMPUTE_SECURITY_GROUPS, service: 'Batch' }, 'the compute environment', group), 'the compute environment');
-    const resources = Stack.of(ce).resolve(ce.computeResources) as { subnets?: unknown } | undefined;
     checkClientAzs(environment, info, resources?.subnets,
       `The availability zones of the compute environment's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${fs.node.path}.`);
     ce.node.addDependency(accessPoint.available);

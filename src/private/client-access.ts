@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './client-actions';
 import { EFS_UTILS_METRIC_NAMESPACE } from './client-metrics';
+import { checkSameRegion } from './environment';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './kms';
 import { FileSystemMountInfo } from './mount-info';
 import { acknowledge, findingResource } from './nag';
@@ -39,7 +40,9 @@ export function fileSystemOf(scope: IConstruct, accessPoint: S3FilesAccessPointB
     invalid(scope, 'accessPoint.fileSystem', fs.node.path, 'it is not a file system of this library',
       'use S3FilesFileSystem or S3FilesFileSystem.fromFileSystemAttributes');
   }
-  return { fs, info: fs._mountInfo() };
+  const info = fs._mountInfo();
+  checkSameRegion(scope, fs.node.path, info.region, 'clients mount a file system only from a VPC in its region', 'mount it');
+  return { fs, info };
 }
 
 /** The client actions for a mount: read, read-write, plus root access when asked. */
@@ -210,9 +213,10 @@ function subnetsById(scope: IConstruct, ids: unknown, vpc: ec2.IVpc | undefined)
 
 /**
  * A client must be in the mount targets' VPC: compared through the VPC id of the client's own
- * security group (when it has one created in this app) and the file system's VPC.
+ * security group (when it has one created in this app) and the file system's VPC; when all its
+ * groups are imported, through its subnets (`subnetIds`), when they belong to a VPC of this app.
  */
-export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vpc: ec2.IVpc | undefined, what: string): void {
+export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vpc: ec2.IVpc | undefined, what: string, subnetIds?: unknown): void {
   if (!vpc) return;
   const stack = Stack.of(scope);
   for (const sg of connections.securityGroups) {
@@ -221,6 +225,53 @@ export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vp
     if (JSON.stringify(stack.resolve(l1.vpcId)) !== JSON.stringify(stack.resolve(vpc.vpcId))) {
       invalid(scope, 'vpc', sg.node.path, `${what}'s security group is in another VPC than the mount targets (${vpc.node.path}), and clients mount only from the mount targets' VPC`,
         `create ${what} with the file system's VPC`);
+    }
+    return;
+  }
+  checkSubnetsVpc(scope, vpc, what, subnetIds);
+}
+
+/** The VPC of each of `subnetIds` among the VPCs of the app (undefined for a subnet none of them has). */
+function vpcsOfSubnets(scope: IConstruct, subnetIds: unknown): Array<{ id: unknown; vpc: ec2.IVpc | undefined }> {
+  const stack = Stack.of(scope);
+  const resolved = stack.resolve(subnetIds);
+  if (!Array.isArray(resolved)) return [];
+  const vpcs = scope.node.root.node.findAll().filter(isVpc);
+  const owners = new Map<string, ec2.IVpc>();
+  for (const v of vpcs) {
+    for (const subnet of [...v.publicSubnets, ...v.privateSubnets, ...v.isolatedSubnets]) {
+      const key = JSON.stringify(stack.resolve(subnet.subnetId));
+      if (!owners.has(key)) owners.set(key, v);
+    }
+  }
+  return resolved.map((id) => ({ id, vpc: owners.get(JSON.stringify(id)) }));
+}
+
+function isVpc(c: IConstruct): c is ec2.IVpc & IConstruct {
+  const v = c as Partial<ec2.IVpc>;
+  return typeof v.vpcId === 'string' && Array.isArray(v.publicSubnets) && Array.isArray(v.privateSubnets) && Array.isArray(v.isolatedSubnets);
+}
+
+/**
+ * A client whose security groups are all imported: its subnets tell its VPC. Two VPCs created in
+ * this app are two VPCs, and so are two literal VPC ids that differ: an error. A VPC object of
+ * another kind (imported by a token id) may be the same VPC: a warning.
+ */
+function checkSubnetsVpc(scope: IConstruct, vpc: ec2.IVpc, what: string, subnetIds: unknown): void {
+  const stack = Stack.of(scope);
+  for (const { id, vpc: owner } of vpcsOfSubnets(scope, subnetIds)) {
+    if (!owner || owner === vpc) continue;
+    const ours = stack.resolve(vpc.vpcId);
+    const theirs = stack.resolve(owner.vpcId);
+    const bothCreated = owner instanceof ec2.Vpc && vpc instanceof ec2.Vpc;
+    const bothLiteral = typeof ours === 'string' && typeof theirs === 'string';
+    if (bothCreated || (bothLiteral && ours !== theirs)) {
+      invalid(scope, 'vpcSubnets', id, `${what}'s subnet is in ${owner.node.path}, and the mount targets in ${vpc.node.path}: clients mount only from the mount targets' VPC`,
+        `place ${what} in subnets of ${vpc.node.path}`);
+    }
+    if (!bothLiteral) {
+      Annotations.of(scope).addWarningV2('cdk-s3files-lambda:clientVpcUnchecked',
+        `${what}'s subnets are in ${owner.node.path} and the mount targets in ${vpc.node.path}; the library cannot tell whether these are one VPC. Clients mount only from the mount targets' VPC.`);
     }
     return;
   }

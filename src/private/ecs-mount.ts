@@ -149,7 +149,7 @@ export function mountOnService(service: ecs.BaseService, accessPoint: S3FilesAcc
     invalid(service, 'networkMode', 'not awsvpc', 'an S3 Files volume needs the task in the VPC of the mount targets (awsvpc networking)',
       'use a FargateService, or a task definition with NetworkMode.AWS_VPC');
   }
-  checkSameVpc(service, service.connections, info.vpc, 'the service');
+  checkSameVpc(service, service.connections, info.vpc, 'the service', awsvpc.subnets);
   openNfs(service, fs, info, service, (group) => joinSecurityGroup(service, service.connections, cfn,
     'NetworkConfiguration.AwsvpcConfiguration.SecurityGroups', { max: MAX_TASK_SECURITY_GROUPS, service: 'ECS' }, 'the service', group), 'the ECS service');
   checkClientAzs(service, info, awsvpc.subnets,

@@ -57,7 +57,7 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
   // group (the policy names neither, but the waiter's rules reference the client group).
   waitForMount(cfn, accessPoint, info);
 
-  checkSameVpc(fn, fn.connections, info.vpc, 'the function');
+  checkSameVpc(fn, fn.connections, info.vpc, 'the function', (cfn.vpcConfig as lambda.CfnFunction.VpcConfigProperty | undefined)?.subnetIds);
   openNfs(fn, fs, info, fn, (group) => joinSecurityGroup(fn, fn.connections, cfn, 'VpcConfig.SecurityGroupIds', { max: MAX_FUNCTION_SECURITY_GROUPS, service: 'Lambda' }, 'the function', group),
     'a mounting Lambda function');
   checkClientAzs(fn, info, (cfn.vpcConfig as lambda.CfnFunction.VpcConfigProperty | undefined)?.subnetIds,

@@ -16,6 +16,8 @@ export interface FileSystemMountInfo {
   readonly bucketEncryptionKey?: kms.IKey;
   /** What first invocations must find in place besides the mount targets (the file system policy). */
   readonly policyDependable?: IDependable;
+  /** The region of an imported file system, when its ARN names it literally (clients mount only there). */
+  readonly region?: string;
   /** Throws when a client subnet is in an AZ without a mount target (warns when unknown). */
   checkAzCoverage(scope: IConstruct, prop: string, subnets: ec2.ISubnet[]): void;
 }
