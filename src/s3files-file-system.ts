@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import {
-  Annotations, ArnFormat, CfnDeletionPolicy, CfnResource, CustomResource, Duration, IResource, Lazy, Names, RemovalPolicy, Resource, ResourceProps,
+  Annotations, ArnFormat, AspectPriority, Aspects, CfnDeletionPolicy, CfnResource, CustomResource, Duration, IResource, Lazy, Names, RemovalPolicy, Resource, ResourceProps,
   Size, Stack, Token, Tokenization,
 } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -146,10 +146,10 @@ export interface S3FilesFileSystemOptions {
    * The customer managed KMS key that encrypts the file system's own storage (file data and
    * metadata at rest in the file system, CloudFormation `KmsKeyId`). It is not the bucket's key:
    * objects in the bucket stay encrypted as the bucket says (`bucketEncryptionKey`). The key must
-   * be in the file system's region, and the principal that deploys the stack needs
-   * `kms:DescribeKey`, `kms:GenerateDataKeyWithoutPlaintext` and `kms:CreateGrant` on it (a key's
-   * default policy lets the account's IAM policies grant them). Create-only: changing it replaces
-   * the file system.
+   * be in the file system's region. Which KMS rights the principal that deploys the stack needs is
+   * assumed from EFS, not yet seen in an account: `kms:DescribeKey`,
+   * `kms:GenerateDataKeyWithoutPlaintext` and `kms:CreateGrant` on it (a key's default policy lets
+   * the account's IAM policies grant them). Create-only: changing it replaces the file system.
    * @see https://docs.aws.amazon.com/AmazonS3/latest/userguide/s3-files-encryption.html
    * @default - an AWS owned key
    */
@@ -166,27 +166,29 @@ export interface S3FilesFileSystemOptions {
   /**
    * Objects smaller than this are imported into the file system cache; larger reads are
    * served directly from S3.
-   * @default Size.kibibytes(128)
+   * @default - the service's (128 KiB); 128 KiB once another synchronization prop is set
    */
   readonly importSizeThreshold?: Size;
 
   /**
    * Up to 10 import rules, each for its own key prefix. `importSizeThreshold` and `importTrigger`
    * are shorthand for one rule with prefix `''`; give either those or this.
-   * @default - one rule: prefix '', `importSizeThreshold`, `importTrigger`
+   * @default - the service's; one rule (prefix '', the two props above) once another synchronization prop is set
    */
   readonly importDataRules?: ImportDataRule[];
 
   /**
    * When data is imported into the cache.
-   * @default ImportTrigger.ON_DIRECTORY_FIRST_ACCESS
+   * @default - the service's; ON_DIRECTORY_FIRST_ACCESS once another synchronization prop is set
    */
   readonly importTrigger?: ImportTrigger;
 
   /**
    * Cached data not accessed for this long is dropped from the file system (it stays in S3).
-   * Whole days, 1 to 365.
-   * @default Duration.days(30)
+   * Whole days, 1 to 365. Without this and the import props the library writes no synchronization
+   * configuration and the service's defaults apply; once any of them is set, CloudFormation needs
+   * the one expiration rule, and it is 30 days unless given here.
+   * @default - the service's; 30 days once another synchronization prop is set
    */
   readonly expireAfterLastAccess?: Duration;
 
@@ -781,7 +783,11 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       }),
     });
     this.serviceRole = role;
-    const rolePolicy = new iam.Policy(this, 'ServiceRolePolicy', {
+    // Keyed like the delete guard: a replacement adds a policy for the new file system, and the old
+    // one keeps its rights until it is deleted (DESTROY) or retained with it (RETAIN), so its last
+    // writes still reach S3. Updated in place, the old prefix or bucket would lose them first.
+    const replacement = this.replacementHash(role, props);
+    const rolePolicy = new iam.Policy(this, `ServiceRolePolicy${replacement}`, {
       roles: [role],
       statements: this.serviceRoleStatements(),
     });
@@ -803,10 +809,23 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // A retained file system keeps exporting and importing only while its role and the role's
     // policy exist; a created bucket keeps the data. They follow the *final* policy of the file
     // system, however it was set (prop, applyRemovalPolicy, RemovalPolicies.of, an aspect).
-    const followers = [role.node.defaultChild, rolePolicy.node.defaultChild];
-    if (this.ownsBucket) followers.push(this.bucket.node.defaultChild, this.bucket.policy?.node.defaultChild);
-    for (const follower of followers) {
-      if (follower instanceof CfnResource) this.followRemovalPolicy(follower);
+    for (const follower of [role.node.defaultChild, rolePolicy.node.defaultChild]) {
+      if (follower instanceof CfnResource) this.followRemovalPolicy(follower, () => this.resource.cfnOptions);
+    }
+    // A created bucket follows too, unless it was given a removal policy of its own
+    // (bucket.applyRemovalPolicy, RemovalPolicies.of): then that one counts, and the cleaner empties
+    // it only if it is deleted. Decided after every mutating aspect has run.
+    if (this.ownsBucket) {
+      const bucketCfn = this.bucket.node.defaultChild as CfnResource;
+      Aspects.of(this.bucket).add({
+        visit: (node) => {
+          if (!(node instanceof CfnResource) || (node !== bucketCfn && node !== this.bucket.policy?.node.defaultChild)) return;
+          const own = bucketCfn.cfnOptions;
+          const fs = this.resource.cfnOptions;
+          node.cfnOptions.deletionPolicy = own.deletionPolicy ?? fs.deletionPolicy;
+          node.cfnOptions.updateReplacePolicy = own.updateReplacePolicy ?? fs.updateReplacePolicy;
+        },
+      }, { priority: AspectPriority.DEFAULT + 100 });
     }
     this.node.addValidation({ validate: () => this.validateFinalRemovalPolicy() });
     this.fileSystemId = this.resource.attrFileSystemId;
@@ -815,7 +834,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // ---- delete guard: everything using the file system depends on it, so on deletion it runs
     // after they are gone and deletes the file system itself (DESTROY only), without forceDelete.
     const provider = S3FilesWaiterProvider.getOrCreate(this);
-    ({ guard: this.deleteGuard, policy: this.handlerPolicy } = this.createDeleteGuard(provider, role, props));
+    ({ guard: this.deleteGuard, policy: this.handlerPolicy } = this.createDeleteGuard(provider, replacement));
     if (this.ownsBucket) this.deleteGuard.node.addDependency(this.createBucketCleaner(provider));
 
     // ---- network: one client group; one rule on the mount-target group, whatever the number of clients
@@ -1019,19 +1038,48 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
         noncurrentVersionExpiration: Duration.days(noncurrentDays),
         abortIncompleteMultipartUploadAfter: Duration.days(7),
       }],
-      // Follows the file system's final removal policy (see followRemovalPolicy). With DESTROY
-      // the delete guard empties it, but only once the file system is detached from it.
+      // Follows the file system's final removal policy unless given its own (see bucketRemoval).
+      // With DESTROY its cleaner empties it, only once no file system lists it.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Unset, so a removal policy the user gives the bucket later is recognised as theirs.
+    const cfn = bucket.node.defaultChild as CfnResource;
+    cfn.cfnOptions.deletionPolicy = undefined;
+    cfn.cfnOptions.updateReplacePolicy = undefined;
     acknowledge(bucket, 'AwsSolutions-S1',
       'Server access logs need a second bucket the owner chooses; object access through the file system is audited with CloudTrail data events. Pass your own bucket (with logging) as `bucket` to log it.');
     return bucket;
   }
 
   /** Copies the file system's final DeletionPolicy/UpdateReplacePolicy onto `resource` at synthesis. */
-  private followRemovalPolicy(resource: CfnResource): void {
-    resource.addOverride('DeletionPolicy', Lazy.string({ produce: () => this.resource.cfnOptions.deletionPolicy }));
-    resource.addOverride('UpdateReplacePolicy', Lazy.string({ produce: () => this.resource.cfnOptions.updateReplacePolicy }));
+  private followRemovalPolicy(resource: CfnResource, from: () => { deletionPolicy?: CfnDeletionPolicy; updateReplacePolicy?: CfnDeletionPolicy }): void {
+    resource.addOverride('DeletionPolicy', Lazy.string({ produce: () => from().deletionPolicy }));
+    resource.addOverride('UpdateReplacePolicy', Lazy.string({ produce: () => from().updateReplacePolicy }));
+  }
+
+  /** True when a created bucket's final removal policy deletes it (then its cleaner empties it). */
+  private get emptiesBucket(): boolean {
+    return this.ownsBucket && (this.bucket.node.defaultChild as CfnResource).cfnOptions.deletionPolicy === CfnDeletionPolicy.DELETE;
+  }
+
+  /**
+   * A hash of what replaces the file system when it changes (bucket, prefix, role and, only when
+   * set, the key and acceptBucketWarning), as CloudFormation sees it (values, or references by
+   * logical id), never construct paths: moving the stack into a Stage, or the construct into
+   * another scope with the same logical ids, keeps it. The delete guard and the service-role
+   * policy are keyed by it.
+   */
+  private replacementHash(role: iam.IRole, props: S3FilesFileSystemOptions): string {
+    const key = props.fileSystemEncryptionKey;
+    const identity = Stack.of(this).resolve({
+      bucket: this.bucket.bucketName,
+      prefix: this.prefix,
+      role: role.roleArn,
+      // The other create-only properties, only when set: the ids of everyone else stay.
+      ...(key ? { fileSystemKey: key.keyArn } : {}),
+      ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),
+    });
+    return crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 8);
   }
 
   /** True when the file system's final removal policy deletes it. */
@@ -1053,22 +1101,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    * policy still names the old ARN. Removing the file system from the app removes the pair too;
    * the guard depends on its policy, so the policy outlives the guard's Delete.
    */
-  private createDeleteGuard(
-    provider: S3FilesWaiterProvider, role: iam.IRole, props: S3FilesFileSystemOptions,
-  ): { guard: CustomResource; policy: iam.CfnPolicy } {
-    const key = props.fileSystemEncryptionKey;
-    // What CloudFormation sees (values, or references by logical id), never construct paths: moving
-    // the stack into a Stage, or the construct into another scope with the same logical ids, keeps the guard.
-    const stack = Stack.of(this);
-    const identity = stack.resolve({
-      bucket: this.bucket.bucketName,
-      prefix: this.prefix,
-      role: role.roleArn,
-      // The other create-only properties, only when set: the guards of everyone else keep their ids.
-      ...(key ? { fileSystemKey: key.keyArn } : {}),
-      ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),
-    });
-    const hash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 8);
+  private createDeleteGuard(provider: S3FilesWaiterProvider, hash: string): { guard: CustomResource; policy: iam.CfnPolicy } {
     const scope = new Construct(this, `DeleteGuard${hash}`);
     const handlerRole = provider.isCompleteFunction.role!;
     const policy = new iam.CfnPolicy(scope, 'Policy', {
@@ -1119,7 +1152,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       properties: {
         BucketArn: this.bucket.bucketArn,
         // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that empties.
-        EmptyOnDelete: Lazy.string({ produce: () => (this.destroyOnDelete ? 'true' : 'false') }),
+        EmptyOnDelete: Lazy.string({ produce: () => (this.emptiesBucket ? 'true' : 'false') }),
         TotalTimeoutSeconds: String(GUARD_TOTAL_SECONDS),
       },
     });
@@ -1132,7 +1165,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     const doc = new iam.PolicyDocument();
     // ListFileSystems has no resource-level permissions.
     doc.addStatements(new iam.PolicyStatement({ actions: ['s3files:ListFileSystems'], resources: ['*'] }));
-    if (!this.destroyOnDelete) return doc;
+    if (!this.emptiesBucket) return doc;
     doc.addStatements(
       new iam.PolicyStatement({ actions: ['s3:ListBucket', 's3:ListBucketVersions', 's3:DeleteBucket'], resources: [this.bucket.bucketArn] }),
       new iam.PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [this.bucket.arnForObjects('*')] }),

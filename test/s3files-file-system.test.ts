@@ -1078,6 +1078,24 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3files:DeleteFileSystem|s3:DeleteObject/);
   });
 
+  test.each([
+    ['bucket.applyRemovalPolicy', (b: s3.IBucket) => (b as s3.Bucket).applyRemovalPolicy(RemovalPolicy.RETAIN)],
+    ['RemovalPolicies.of(bucket).retain()', (b: s3.IBucket) => RemovalPolicies.of(b).retain()],
+  ])('a created bucket given RETAIN of its own (%s) keeps it, and its data, under a DESTROY file system', (_how, retain) => {
+    // GIVEN a DESTROY file system, WHEN its bucket alone is retained
+    const { fs, template } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
+    retain(fs.bucket);
+    // THEN the bucket (and its policy) are retained, the cleaner empties nothing and has no right to
+    const t = template();
+    expect(only(t, 'AWS::S3::Bucket')[1]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(only(t, 'AWS::S3::BucketPolicy')[1]).toMatchObject({ DeletionPolicy: 'Retain' });
+    expect(cleaner(t)[1].Properties).toMatchObject({ EmptyOnDelete: 'false' });
+    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3:DeleteObject|s3:DeleteBucket/);
+    // AND the file system itself is still deleted by its guard
+    expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'true' });
+    expect(only(t, 'AWS::S3Files::FileSystem')[1]).toMatchObject({ DeletionPolicy: 'Delete' });
+  });
+
   test('SNAPSHOT is refused however it is set', () => {
     // GIVEN / WHEN / THEN
     expect(() => fileSystem({ removalPolicy: RemovalPolicy.SNAPSHOT })).toThrow(/invalid removalPolicy "SNAPSHOT"/);

@@ -1,4 +1,4 @@
-import { App, RemovalPolicy, Stack, Stage } from 'aws-cdk-lib';
+import { App, CfnWaitConditionHandle, RemovalPolicy, Stack, Stage } from 'aws-cdk-lib';
 import { Template as Assertions } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -59,7 +59,16 @@ describe('a DESTROY replacement with the bucket the construct created (issue 20,
     // AND on the cleanup path the old guard deletes only the old file system; on the rollback path the new guard only the new one
     expect(dataLossOnDelete(before, after)).toEqual([]);
     expect(dataLossOnDelete(after, before)).toEqual([]);
-    expect(change.removed).toEqual([expect.stringMatching(/^FilesDeleteGuard[0-9a-f]{8}/), expect.stringMatching(/^FilesDeleteGuard[0-9a-f]{8}/)]);
+    expect(change.removed).toEqual([
+      expect.stringMatching(/^FilesDeleteGuard[0-9a-f]{8}/), expect.stringMatching(/^FilesDeleteGuard[0-9a-f]{8}/),
+      expect.stringMatching(/^FilesServiceRolePolicy[0-9a-f]{8}/),
+    ]);
+    // AND the old file system keeps its S3 rights until it is gone: the policy it depends on is not
+    // updated (to the new prefix, bucket or key) in the update phase, but removed in cleanup, after it
+    const oldPolicies = [].concat(before.Resources[fsId].DependsOn ?? []).filter((id: string) => before.Resources[id].Type === 'AWS::IAM::Policy');
+    expect(oldPolicies).toHaveLength(1);
+    expect(change.updated).not.toContain(oldPolicies[0]);
+    expect(change.removed).toContain(oldPolicies[0]);
   });
 
   test('the rule can fail: a guard of the earlier design (EmptyBucket on the file system\'s guard) is reported on both paths', () => {
@@ -152,7 +161,8 @@ describe('storage and compute in two stacks (issue 20, defect 2)', () => {
     const computeAlone = synthTemplates((a) => {
       const s = new Stack(a, 'Storage');
       new S3FilesFileSystem(s, 'Files', { vpc: isolatedVpc(s), prefix: 'a/' });
-      new Stack(a, 'Compute');
+      // whatever else the compute stack holds (CloudFormation refuses a template without resources)
+      new CfnWaitConditionHandle(new Stack(a, 'Compute'), 'Other');
     });
     const step1 = { ...deployed, Compute: computeAlone.Compute };
     // AND 2: the replacement with the functions back, `cdk deploy --all`
