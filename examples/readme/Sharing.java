@@ -44,7 +44,7 @@ public class Sharing {
             .runtime(Runtime.NODEJS_24_X).handler("index.handler").code(code)
             .fileSystem(fileSystem).accessPoint(appDir).readOnly(true)
             .build();
-        // Acting on root-owned (S3-born) entries needs uid 0 and ClientRootAccess (uid 0 draws a warning).
+        // Root-owned (S3-born) entries: uid 0 with ClientRootAccess, assumed as in EFS (uid 0 draws a warning).
         S3FilesMountedFunction.Builder.create(stack, "Janitor")
             .runtime(Runtime.NODEJS_24_X).handler("index.handler").code(code)
             .fileSystem(fileSystem)

@@ -41,7 +41,7 @@ S3FilesMountedFunction(
     runtime=lambda_.Runtime.NODEJS_24_X, handler="index.handler", code=code,
     file_system=file_system, access_point=app_dir, read_only=True,
 )
-# Acting on root-owned (S3-born) entries needs uid 0 and ClientRootAccess (uid 0 draws a warning).
+# Root-owned (S3-born) entries: uid 0 with ClientRootAccess, assumed as in EFS (uid 0 draws a warning).
 S3FilesMountedFunction(
     stack, "Janitor",
     runtime=lambda_.Runtime.NODEJS_24_X, handler="index.handler", code=code,

@@ -22,7 +22,7 @@ new S3FilesMountedFunction(stack, 'Writer', {
 new S3FilesMountedFunction(stack, 'Reader', {
   runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, fileSystem, accessPoint: appDir, readOnly: true,
 });
-// Acting on root-owned (S3-born) entries needs uid 0 and ClientRootAccess (uid 0 draws a warning).
+// Root-owned (S3-born) entries: uid 0 with ClientRootAccess, assumed as in EFS (uid 0 draws a warning).
 new S3FilesMountedFunction(stack, 'Janitor', {
   runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, fileSystem,
   accessPointOptions: { path: '/app', posixUser: { uid: 0, gid: 0 } }, rootAccess: true,
