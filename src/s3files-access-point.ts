@@ -69,9 +69,11 @@ export interface S3FilesAccessPointOptions {
  */
 export interface S3FilesAccessPointProps extends S3FilesAccessPointOptions {
   /**
-   * The file system the access point belongs to. It must be one created in this app
-   * (`S3FilesFileSystem`): its waiter also waits for the access point. For an access point of an
-   * imported file system, import the access point too (`fromAccessPointAttributes`).
+   * The file system the access point belongs to: one created in this app (`S3FilesFileSystem`),
+   * whose waiter also waits for an access point in its own stack, or one imported with
+   * `S3FilesFileSystem.fromFileSystemAttributes` in the stack's account and region. An access point
+   * in another stack than its file system, or on an imported one, gets a waiter of its own. To use
+   * an access point that already exists, import it with `fromAccessPointAttributes` instead.
    */
   readonly fileSystem: IS3FilesFileSystem;
 }
@@ -132,9 +134,10 @@ export interface IS3FilesAccessPoint extends IResource {
   /**
    * Adds an S3 Files volume for this access point to an ECS task definition (Fargate or ECS
    * Managed Instances) and mounts it in its containers; grants the task role the client actions
-   * (scoped to this access point), the reads ECS validates with and the direct-read rights; and
-   * makes the task definition, so every service and task using it, wait until the mount targets
-   * and this access point are available. Networking is the service's: see `mountOnService`.
+   * (scoped to this access point), the reads ECS was seen to validate a mount with (a field
+   * report, not in the AWS docs) and the direct-read rights; and makes the task definition, so
+   * every service and task using it, wait until the mount targets and this access point are
+   * available. Networking is the service's: see `mountOnService`.
    * @param taskDefinition the task definition
    * @param options where and how to mount
    * @returns the volume name
@@ -179,10 +182,10 @@ export interface IS3FilesAccessPoint extends IResource {
 
   /**
    * Adds an S3 Files volume for this access point to an AWS Batch Fargate job definition and mounts
-   * it in its container; grants the job role (the client actions scoped to this access point, the
-   * reads the service validates with, direct reads); the job definition waits until the mount
-   * targets and this access point are available. Pass `computeEnvironment` to also open NFS from it
-   * and check its subnets' AZs.
+   * it in its container; grants the job role the client actions scoped to this access point, the
+   * reads ECS was seen to validate a mount with (a field report; Batch runs the job on ECS) and
+   * direct reads; the job definition waits until the mount targets and this access point are
+   * available. Pass `computeEnvironment` to also open NFS from it and check its subnets' AZs.
    * @param jobDefinition a job definition with an `EcsFargateContainerDefinition` that has a job role
    * @param options where and how to mount
    * @returns the volume name
@@ -192,8 +195,9 @@ export interface IS3FilesAccessPoint extends IResource {
   /**
    * Mounts this access point in a Bedrock AgentCore runtime (its `FilesystemConfigurations`, which
    * the L2 has no prop for); grants its execution role the client actions (scoped to this access
-   * point), the reads the service validates with and direct reads; lets it reach NFS; checks its
-   * subnets' AZs; and creates it only once the mount targets and this access point are available.
+   * point), the reads AgentCore was seen to validate a mount with (a field report, not in the AWS
+   * docs) and direct reads; lets it reach NFS; checks its subnets' AZs; and creates it only once
+   * the mount targets and this access point are available.
    * @param runtime a runtime in VPC mode, in the file system's VPC
    * @param options where and how to mount
    */
