@@ -29,9 +29,12 @@ calls="$(printf '%s\n' "$mounts" | grep "^s3files_mount '" || true)"
 # The mount paths the current user data asks for (the third argument of each call).
 # shellcheck disable=SC2317 # called through the eval
 wanted="$(s3files_mount() { printf '%s\n' "$3"; }; eval "$calls")"
-stale="$(awk '$3 == "s3files" { print $2 }' /etc/fstab | { if [ -n "$wanted" ]; then grep -vxF -e "$wanted"; else cat; fi; } || true)"
+# Only the paths this library mounted before (listed by s3files_mount): other s3files lines are not ours.
+managed=/var/lib/cdk-s3files-lambda/mount-paths
+stale="$({ if [ -n "$wanted" ]; then grep -vxF -e "$wanted"; else cat; fi; } 2>/dev/null < "$managed" || true)"
+: > "$managed" 2>/dev/null || true
 for mount_path in $stale; do
-  log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line"
+  log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)"
   if mountpoint -q "$mount_path"; then umount "$mount_path" || umount -l "$mount_path"; fi
   tmp="$(mktemp)"
   awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab > "$tmp"
@@ -110,6 +113,9 @@ S3FILES_PER_BOOT
     log "the mount of $mount_path changed: unmounting the previous one"
     umount "$mount_path" || umount -l "$mount_path"
   fi
+  # The paths this library manages: the per-boot script drops only these when the user data no longer has them.
+  mkdir -p /var/lib/cdk-s3files-lambda
+  grep -qxF -- "$mount_path" /var/lib/cdk-s3files-lambda/mount-paths 2>/dev/null || echo "$mount_path" >> /var/lib/cdk-s3files-lambda/mount-paths
   install_per_boot
 
   deadline=$(( $(date +%s) + timeout ))

@@ -234,6 +234,8 @@ interface Scenario {
   readonly mounted?: boolean;
   /** Another s3files fstab line, for a second path. */
   readonly otherLine?: boolean;
+  /** The paths an earlier boot's user data mounted through this library (its state file). */
+  readonly managed?: 'both' | 'main';
 }
 
 interface Run {
@@ -283,6 +285,10 @@ function runScript(s: Scenario): Run {
   // /var/lib of this namespace is a temp directory: the script installs its per-boot script there.
   const varLib = path.join(dir, 'var-lib');
   fs.mkdirSync(varLib);
+  if (s.managed) {
+    fs.mkdirSync(path.join(varLib, 'cdk-s3files-lambda'));
+    fs.writeFileSync(path.join(varLib, 'cdk-s3files-lambda', 'mount-paths'), `${mountPath}\n${s.managed === 'both' ? `${otherPath}\n` : ''}`);
+  }
   // Only the stubs and the basic tools: a real dnf/yum/mount on this machine must not be found.
   const isolatedPath = `${bin}:/usr/bin:/bin`;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -366,6 +372,7 @@ describe('the user-data script', () => {
       earlierAccessPoint: 'fsap-00000000000000000',
       mounted: true,
       otherLine: true,
+      managed: 'both',
       perBoot: {
         userData: (mountPath) => `#!/bin/bash\necho unrelated user data\n${MOUNT_FUNCTION}\n${mountCommand({
           fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0aaaaaaaaaaaaaaaa', mountPath, readOnly: true, timeoutSeconds: 5,
@@ -380,6 +387,22 @@ describe('the user-data script', () => {
     expect(r.calls.filter((c) => /^(u?mount) /.test(c))).toEqual([`umount ${r.otherPath}`, `umount ${r.mountPath}`, `mount ${r.mountPath}`]);
     // AND the unrelated part of the user data did not run again
     expect(r.stderr).not.toContain('unrelated user data');
+  });
+
+  test('a later boot leaves alone the s3files lines this library did not write (an administrator\'s mount, another tool\'s)', () => {
+    // GIVEN a second s3files line that the library never managed
+    const r = runScript({
+      installed: '3.2.0', earlierAccessPoint: 'fsap-0123456789abcdef0', mounted: true, otherLine: true, managed: 'main',
+      perBoot: {
+        userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
+          fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5,
+        })}\n`,
+      },
+    });
+    // THEN it is neither unmounted nor dropped
+    expect(r.status).toBe(0);
+    expect(r.calls.filter((c) => /^(u?mount) /.test(c))).toEqual([]);
+    expect(r.fstab).toContain(`${r.otherPath} s3files`);
   });
 
   test('a later boot with unchanged user data changes nothing; without the metadata service it keeps /etc/fstab', () => {
