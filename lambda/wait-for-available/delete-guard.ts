@@ -186,7 +186,7 @@ export async function guardDelete(deps: GuardDeps, props: DeleteGuardProps, star
     if (elapsedMs >= props.deleteTimeoutSeconds * 1000 || elapsedMs >= props.totalTimeoutSeconds * 1000) {
       const limit = Math.min(props.deleteTimeoutSeconds, props.totalTimeoutSeconds);
       const finish = deleted.pendingExport
-        ? 'To finish: wait until its PendingExports metric is 0, then retry the stack deletion. To discard the unexported '
+        ? 'To finish: retry the stack deletion later (the PendingExports metric falling to 0 is a hint, not a promise, that the export is done). To discard the unexported '
           + `writes instead, delete it yourself with forceDelete (aws s3files delete-file-system --file-system-id ${fs} --force-delete) and retry.`
         : 'To finish: check the file system in the S3 console, then retry the stack deletion.';
       throw new DeleteGuardError(`file system ${fs} is still not deleted after waiting ${elapsed} s (limit ${limit} s): ${deleted.reason}. `
