@@ -1,4 +1,4 @@
-import { Annotations, ArnFormat, Fn, IResource, Resource, Stack, Token, Tokenization } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Fn, IResource, Resource, ResourceProps, Stack, Token, Tokenization } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
@@ -236,6 +236,21 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
   public abstract readonly accessPointArn: string;
   public abstract readonly fileSystem: IS3FilesFileSystem;
   public abstract readonly available: IDependable;
+
+  constructor(scope: Construct, id: string, props: ResourceProps = {}) {
+    super(scope, id, props);
+    // aws-cdk-lib's lambda.FileSystem.fromS3FilesAccessPoint reads `accessPointRef` (an L1's) and
+    // then looks for the L1s of the file system and mount targets: this library's access points are
+    // mounted with mountOnFunction, which also waits for the waiter. Say so instead of a TypeError.
+    Object.defineProperty(this, 'accessPointRef', {
+      enumerable: false,
+      get: () => invalid(this, 'ap', this.node.path,
+        'aws-cdk-lib\'s S3 Files helpers (lambda.FileSystem.fromS3FilesAccessPoint) take its CfnAccessPoint, not an access point of this library',
+        'mount it with accessPoint.mountOnFunction(fn, { mountPath, directS3Read }) instead of the function\'s filesystem prop (or use S3FilesMountedFunction); '
+        + 'for its ARN use accessPoint.accessPointArn'),
+    });
+  }
+
   /** The root directory of this access point, when known (the direct-read grant uses it). @internal */
   public abstract _rootPath(): string | undefined;
 

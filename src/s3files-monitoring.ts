@@ -7,6 +7,12 @@ import { Construct } from 'constructs';
 import { inUnit, invalid } from './private/validation';
 import { IS3FilesFileSystem } from './s3files-file-system';
 
+/** The metric methods of IS3FilesFileSystem this construct calls. */
+const METRIC_METHODS = [
+  'metricExportFailures', 'metricImportFailures', 'metricLostAndFoundFiles', 'metricPendingExports', 'metricExportAge',
+  'metricClientConnections', 'metricDataReadBytes', 'metricDataWriteBytes', 'metricStorageBytes',
+] as const;
+
 /** S3 Files accepts at most this many client connections per file system. */
 const MAX_CLIENT_CONNECTIONS = 25000;
 
@@ -107,6 +113,12 @@ export class S3FilesMonitoring extends Construct {
   constructor(scope: Construct, id: string, props: S3FilesMonitoringProps) {
     super(scope, id);
     const fs = props.fileSystem;
+    // From an untyped caller (or an EFS file system cast to the interface): the metrics this uses.
+    const missing = METRIC_METHODS.filter((m) => typeof (fs as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
+    if (missing.length > 0) {
+      invalid(this, 'fileSystem', Construct.isConstruct(fs) ? fs.node.path : fs, `it is not an S3 Files file system: it has no ${missing[0]}() (an EFS file system has other metrics)`,
+        'pass an S3FilesFileSystem, or one imported with S3FilesFileSystem.fromFileSystemAttributes');
+    }
     const period = Duration.minutes(5);
     const evaluationPeriods = wholeNumber(this, 'evaluationPeriods', props.evaluationPeriods ?? 3, 1, 100);
     const pendingExports = wholeNumber(this, 'pendingExportsThreshold', props.pendingExportsThreshold ?? 10000, 1, Number.MAX_SAFE_INTEGER);

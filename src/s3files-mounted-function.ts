@@ -1,3 +1,4 @@
+import { Annotations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -86,6 +87,8 @@ interface MountPlan {
   readonly mountPath: string;
   /** The VPC made for this function, if any. */
   readonly createdVpc?: ec2.Vpc;
+  /** The file system and access point made for this function (siblings of it in the tree). */
+  readonly created: Construct[];
 }
 
 /**
@@ -134,6 +137,9 @@ export class S3FilesMountedFunction extends lambda.Function {
       acknowledge(this, `AwsSolutions-IAM4[${VPC_ACCESS_POLICY}]`,
         'A mounted function must run in the VPC of the mount targets; Lambda needs the ENI actions of this AWS managed policy (ec2:CreateNetworkInterface etc. only work on Resource "*"). Pass `role` to use your own policies.');
     }
+    // The library's warnings about what it made for this function sit on those siblings, where
+    // Annotations.of(fn).acknowledgeWarning() would not reach them: they move to the function.
+    for (const made of plan.created) moveWarnings(made, this);
     if (plan.createdVpc) {
       acknowledge(plan.createdVpc, 'AwsSolutions-VPC7',
         'Convenience VPC with isolated subnets only (no internet route): it carries NFS to the mount targets and S3 gateway traffic. Pass your own `vpc` with flow logs where traffic must be audited.');
@@ -158,6 +164,16 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     }
     invalid(path, 'filesystem', new Shown('(a lambda.FileSystem)'), 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
       'use fileSystem or accessPoint for S3 Files, or a plain lambda.Function for another kind of mount');
+  }
+  if (props.fileSystem !== undefined && !S3FilesFileSystemBase.isS3FilesFileSystemBase(props.fileSystem)) {
+    const given: unknown = props.fileSystem;
+    const shown = Construct.isConstruct(given) ? given.node.path : new Shown(`(${typeof given})`);
+    if (typeof (given as Partial<s3.IBucket>).bucketArn === 'string' && typeof (given as Partial<s3.IBucket>).bucketName === 'string') {
+      invalid(path, 'fileSystem', shown, 'it is an S3 bucket, not an S3 Files file system',
+        'pass the bucket as bucket (the function then gets a file system over it), or an S3FilesFileSystem as fileSystem');
+    }
+    invalid(path, 'fileSystem', shown, 'it is not an S3 Files file system of this library',
+      'pass an S3FilesFileSystem, or one imported with S3FilesFileSystem.fromFileSystemAttributes');
   }
   if (props.accessPoint && props.accessPointOptions) {
     invalid(path, 'accessPointOptions', setKeys(props.accessPointOptions), 'it configures a new access point, but accessPoint shares an existing one',
@@ -207,7 +223,7 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
   // Beside the function, named after it: its logical id does not depend on the other functions
   // of a shared file system, and it lives in the function's stack.
   const accessPoint = props.accessPoint
-    ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, { ...props.accessPointOptions, fileSystem }));
+    ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, { ...props.accessPointOptions, fileSystem }), ['fileSystem']);
 
   return {
     functionProps: { ...props, vpc },
@@ -215,5 +231,25 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     accessPoint,
     mountPath,
     createdVpc,
+    created: [...(shared ? [] : [fileSystem]), ...(props.accessPoint ? [] : [accessPoint])],
   };
+}
+
+/** The library's ids in warning messages (`[ack: cdk-s3files-lambda:...]`, as aws-cdk-lib writes them). */
+const LIBRARY_WARNING = / \[ack: (cdk-s3files-lambda:[A-Za-z0-9]+)\]$/;
+
+/**
+ * Moves the library's warnings on `from` (not its children) to `to`, with `from`'s path in front,
+ * through public APIs only: each is acknowledged on `from` and added again on `to`.
+ */
+function moveWarnings(from: Construct, to: Construct): void {
+  const moved: Array<{ id: string; text: string }> = [];
+  for (const m of from.node.metadata) {
+    const match = m.type === 'aws:cdk:warning' && typeof m.data === 'string' ? LIBRARY_WARNING.exec(m.data) : null;
+    if (match) moved.push({ id: match[1], text: (m.data as string).slice(0, match.index) });
+  }
+  for (const { id, text } of moved) {
+    Annotations.of(from).acknowledgeWarning(id, `moved to ${to.node.path}`);
+    Annotations.of(to).addWarningV2(id, `${from.node.path}: ${text}`);
+  }
 }

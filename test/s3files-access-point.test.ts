@@ -334,3 +334,11 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
     expect(warnings(stack).join('\n')).not.toMatch(/VPC/);
   });
 });
+
+describe('aws-cdk-lib\'s own S3 Files helper', () => {
+  test('lambda.FileSystem.fromS3FilesAccessPoint with this library\'s access point fails with the library\'s message and the fix', () => {
+    const { ap } = accessPoint();
+    expect(() => lambda.FileSystem.fromS3FilesAccessPoint(ap as any, '/mnt/data'))
+      .toThrow(/TestStack\/AccessPoint: invalid ap "TestStack\/AccessPoint": aws-cdk-lib's S3 Files helpers \(lambda\.FileSystem\.fromS3FilesAccessPoint\) take its CfnAccessPoint.*Fix: mount it with accessPoint\.mountOnFunction\(fn/);
+  });
+});

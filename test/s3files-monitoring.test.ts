@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../src';
 import { FN, isolatedVpc, newStack, resourcesOfType } from './util/template';
@@ -98,5 +99,14 @@ describe('S3FilesMonitoring', () => {
     ['zero evaluation periods', { evaluationPeriods: 0 }, /invalid evaluationPeriods 0/],
   ])('refuses %s', (_what, props, message) => {
     expect(() => monitored(props)).toThrow(message);
+  });
+});
+
+describe('S3FilesMonitoring: a file system of another kind', () => {
+  test('an EFS file system is refused with the library\'s message, not a TypeError', () => {
+    const stack = newStack();
+    const efsFileSystem = new efs.FileSystem(stack, 'Efs', { vpc: isolatedVpc(stack) });
+    expect(() => new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: efsFileSystem as any }))
+      .toThrow(/TestStack\/Monitoring: invalid fileSystem "TestStack\/Efs": it is not an S3 Files file system: it has no metricExportFailures\(\).*Fix: pass an S3FilesFileSystem/);
   });
 });

@@ -1,5 +1,6 @@
+import * as cdk from 'aws-cdk-lib';
 import { App, Fn, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -496,5 +497,34 @@ describe('S3FilesMountedFunction: validation', () => {
     const stack = newStack();
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
     expect(() => mounted({ fileSystem: fs, vpc: fs.vpc }, stack)).not.toThrow();
+  });
+});
+
+describe('S3FilesMountedFunction: errors and warnings in the user\'s terms', () => {
+  test('a bucket passed as fileSystem names fileSystem (the prop written) and the fix', () => {
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    const bucket = new s3.Bucket(stack, 'Data');
+    expect(() => new S3FilesMountedFunction(stack, 'Fn', { ...FN, vpc, fileSystem: bucket as any }))
+      .toThrow(/TestStack\/Fn: invalid fileSystem "TestStack\/Data": it is an S3 bucket, not an S3 Files file system\. Fix: pass the bucket as bucket/);
+    expect(() => new S3FilesMountedFunction(stack, 'Fn2', { ...FN, vpc, fileSystem: bucket as any })).not.toThrow(/accessPointOptions/);
+  });
+
+  test('a warning about the access point it made can be acknowledged on the function', () => {
+    // GIVEN functions whose own access point acts as root (a warning about the access point)
+    const rootFunction = () => {
+      const stack = newStack();
+      return { stack, fn: new S3FilesMountedFunction(stack, 'Fn', { ...FN, accessPointOptions: { posixUser: { uid: 0, gid: 0 } } }) };
+    };
+    // THEN the warning is on the function, naming the access point
+    const { stack } = rootFunction();
+    const annotations = Annotations.fromStack(stack);
+    expect(annotations.findWarning('/TestStack/Fn', Match.stringLikeRegexp('TestStack/FnAccessPoint: posixUser.uid is 0'))).toHaveLength(1);
+    expect(annotations.findWarning('/TestStack/FnAccessPoint', Match.anyValue())).toHaveLength(0);
+    // WHEN the user acknowledges it on the function they made
+    const acknowledged = rootFunction();
+    cdk.Annotations.of(acknowledged.fn).acknowledgeWarning('cdk-s3files-lambda:posixUserRoot', 'the job needs root');
+    // THEN it is gone
+    expect(warnings(acknowledged.stack).filter((w) => /posixUser\.uid is 0/.test(w))).toEqual([]);
   });
 });
