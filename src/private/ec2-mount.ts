@@ -1,4 +1,4 @@
-import { CfnResource, Duration, Token } from 'aws-cdk-lib';
+import { Annotations, CfnResource, Duration, Token } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -64,6 +64,10 @@ export function mountOnAutoScalingGroup(group: autoscaling.AutoScalingGroup, acc
       'mount on the launch template instead (mountOnLaunchTemplate), before creating the group');
   }
   const cfn = group.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+  if (!cfn.cfnOptions.updatePolicy?.autoScalingRollingUpdate && !cfn.cfnOptions.updatePolicy?.autoScalingReplacingUpdate) {
+    Annotations.of(group).addWarningV2('cdk-s3files-lambda:asgNoUpdatePolicy',
+      `${group.node.path} has no update policy, so a later change of the mount (access point, path, readOnly, file system) reaches only new instances; running ones keep the old mount, which the role may no longer be allowed. Give the group updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() (or replacingUpdate()).`);
+  }
   mountOnEc2({
     scope: group,
     what: 'the Auto Scaling group',

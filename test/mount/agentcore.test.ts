@@ -25,7 +25,7 @@ function withRuntime(vpcMode = true) {
 describe('mountOnAgentCoreRuntime', () => {
   test('adds the S3 Files access point to FilesystemConfigurations, grants the execution role, joins the client group, waits', () => {
     // GIVEN
-    const { stack, fileSystem, accessPoint, runtime } = withRuntime();
+    const { stack, accessPoint, runtime } = withRuntime();
     // WHEN
     accessPoint.mountOnAgentCoreRuntime(runtime, { mountPath: '/mnt/memory' });
     // THEN

@@ -123,6 +123,18 @@ describe('mountOnInstance: the template', () => {
     expect(lt.Properties.LaunchTemplateData.SecurityGroupIds).toEqual(expect.arrayContaining([{ 'Fn::GetAtt': [expect.stringMatching(/^FilesClientSecurityGroup/), 'GroupId'] }]));
     // the launch template's AZs are the launcher's: a warning says they are not checked
     expect(warnings(stack).join('\n')).toMatch(/launch template's instances launch into are not known/);
+    // and a group without an update policy would keep running instances on the old mount
+    expect(warnings(stack).join('\n')).toMatch(/Fleet has no update policy, so a later change of the mount .* reaches only new instances.*UpdatePolicy\.rollingUpdate\(\)/);
+  });
+
+  test('a group with a rolling or replacing update policy gets no update-policy warning', () => {
+    const { stack, vpc, accessPoint } = withAccessPoint();
+    for (const [id, updatePolicy] of [['Rolling', autoscaling.UpdatePolicy.rollingUpdate()], ['Replacing', autoscaling.UpdatePolicy.replacingUpdate()]] as const) {
+      accessPoint.mountOnAutoScalingGroup(new autoscaling.AutoScalingGroup(stack, id, {
+        vpc, instanceType: TYPE, machineImage: AMI, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, updatePolicy,
+      }));
+    }
+    expect(warnings(stack).join('\n')).not.toMatch(/no update policy/);
   });
 
   test('in another stack: the instance references the storage stack, never the reverse', () => {
