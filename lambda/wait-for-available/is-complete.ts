@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3FilesClient } from '@aws-sdk/client-s3files';
-import { OVER_BUDGET, POLL_BUDGET_MS, withinBudget } from './clients';
 import { BucketCleanerError, cleanerDelete, cleanerPropsForDelete, CLEANER_RESOURCE_TYPE } from './bucket-cleaner';
+import { OVER_BUDGET, POLL_BUDGET_MS, withinBudget } from './clients';
 import { DeleteGuardError, GUARD_RESOURCE_TYPE, guardDelete, guardPropsForDelete } from './delete-guard';
 import { parseProps, parseStartedAt } from './props';
 import type { IsCompleteRequest } from './request';

@@ -4,10 +4,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { DeleteFileSystemCommand, GetFileSystemCommand, ListMountTargetsCommand, S3FilesClient } from '@aws-sdk/client-s3files';
 import { mockClient } from 'aws-sdk-client-mock';
-import { BOUNDED_CLIENT_CONFIG } from '../../lambda/wait-for-available/clients';
 import {
   cleanerDelete, emptyBucketSlice, isStillAttached, parseCleanerProps,
 } from '../../lambda/wait-for-available/bucket-cleaner';
+import { BOUNDED_CLIENT_CONFIG } from '../../lambda/wait-for-available/clients';
 import { guardDelete, guardPropsForDelete, isPendingExport, parseGuardProps } from '../../lambda/wait-for-available/delete-guard';
 import { describeError, isTransient } from '../../lambda/wait-for-available/errors';
 import { handleIsComplete } from '../../lambda/wait-for-available/is-complete';

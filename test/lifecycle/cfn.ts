@@ -297,8 +297,7 @@ export function exportRefusals(before: Record<string, Template>, after: Record<s
         && JSON.stringify(t).includes(JSON.stringify({ 'Fn::ImportValue': o.Export.Name })));
       if (importers.length === 0) continue;
       const who = importers.map(([other]) => other).join(', ');
-      if (!afterExports.has(exportName)) refusals.push(`${name}: export ${exportName} removed while ${who} imports it`);
-      else if (normalize(o.Value, new Set()) !== normalize(afterExports.get(exportName), replaced)) {
+      if (!afterExports.has(exportName)) {refusals.push(`${name}: export ${exportName} removed while ${who} imports it`);} else if (normalize(o.Value, new Set()) !== normalize(afterExports.get(exportName), replaced)) {
         refusals.push(`${name}: export ${exportName} changes while ${who} imports it`);
       }
     }

@@ -337,9 +337,9 @@ describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
   });
 
   test.each([
-    ['the prop', (fs: S3FilesFileSystem) => fs],
-    ['applyRemovalPolicy', (fs: S3FilesFileSystem) => fs.applyRemovalPolicy(RemovalPolicy.RETAIN)],
-    ['RemovalPolicies.of', (fs: S3FilesFileSystem) => RemovalPolicies.of(fs).retain()],
+    ['the prop', (f: S3FilesFileSystem) => f],
+    ['applyRemovalPolicy', (f: S3FilesFileSystem) => f.applyRemovalPolicy(RemovalPolicy.RETAIN)],
+    ['RemovalPolicies.of', (f: S3FilesFileSystem) => RemovalPolicies.of(f).retain()],
   ])('DESTROY -> RETAIN (set with %s) updates the guard in place, never a Delete that deletes', (_how, toRetain) => {
     // GIVEN a DESTROY file system, WHEN the next deploy retains it
     const before = synthTemplates((a) => storage(a, { removalPolicy: RemovalPolicy.DESTROY })).Storage;

@@ -404,7 +404,11 @@ describe('the user-data script', () => {
   test('a later boot leaves alone the s3files lines this library did not write (an administrator\'s mount, another tool\'s)', () => {
     // GIVEN a second s3files line that the library never managed
     const r = runScript({
-      installed: '3.2.0', earlierAccessPoint: 'fsap-0123456789abcdef0', mounted: true, otherLine: true, managed: 'main',
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-0123456789abcdef0',
+      mounted: true,
+      otherLine: true,
+      managed: 'main',
       perBoot: {
         userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
           fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5,
@@ -419,7 +423,9 @@ describe('the user-data script', () => {
 
   test('a later boot with unchanged user data changes nothing; without the metadata service it keeps /etc/fstab', () => {
     const same = runScript({
-      installed: '3.2.0', earlierAccessPoint: 'fsap-0123456789abcdef0', mounted: true,
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-0123456789abcdef0',
+      mounted: true,
       perBoot: {
         userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
           fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5,

@@ -66,7 +66,11 @@ export class CfnResolver {
 
   private ref(stack: string, name: string): Json {
     const pseudo: Record<string, string> = {
-      'AWS::Partition': 'aws', 'AWS::Region': REGION, 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': stack,
+      'AWS::Partition': 'aws',
+      'AWS::Region': REGION,
+      'AWS::AccountId': ACCOUNT,
+      'AWS::URLSuffix': 'amazonaws.com',
+      'AWS::StackName': stack,
       'AWS::NoValue': '',
     };
     if (name in pseudo) return pseudo[name];

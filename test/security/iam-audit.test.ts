@@ -190,8 +190,12 @@ describe('IAM audit of every synthesized template', () => {
       });
       // AND the second denies the client actions to everyone when no access point is used (s3files:AccessPointArn absent)
       expect(statements[1]).toEqual({
-        Sid: 'DenyMountsWithoutAccessPoint', Effect: 'Deny', Principal: { AWS: '*' }, Action: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'],
-        Resource: fsArn, Condition: { Null: { 's3files:AccessPointArn': 'true' } },
+        Sid: 'DenyMountsWithoutAccessPoint',
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'],
+        Resource: fsArn,
+        Condition: { Null: { 's3files:AccessPointArn': 'true' } },
       });
       // AND no Allow (it would restrict nobody) and no principal key (S3 Files documents none for client mounts)
       expect(statements.filter((st) => st.Effect === 'Allow')).toEqual([]);

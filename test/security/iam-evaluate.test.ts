@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { ACCOUNT, CfnResolver, fileSystemArn, Templates } from './cfn-resolve';
-import { synthExample } from '../util/synth-example';
 import { S3FilesFileSystem } from '../../src';
+import { synthExample } from '../util/synth-example';
 import { synthesizeTemplates } from '../validators/templates';
 
 // Who can mount, decided by an IAM evaluator nobody on this project wrote (@cloud-copilot/iam-simulate,
@@ -71,8 +71,10 @@ function clients(): Client[] {
         for (const roleRef of list<Json>(r.Properties.Roles)) {
           const roleId = roleOf(s, roleRef);
           const client = {
-            stack: roleId.stack, role: roleId.id,
-            accessPointArn: resolver.resolve(s, ap), fileSystemArn: resolver.resolve(s, list(st.Resource)[0]),
+            stack: roleId.stack,
+            role: roleId.id,
+            accessPointArn: resolver.resolve(s, ap),
+            fileSystemArn: resolver.resolve(s, list(st.Resource)[0]),
           };
           out.set(`${client.stack}/${client.role}/${client.accessPointArn}`, client);
         }
@@ -95,8 +97,13 @@ function roleOf(stack: string, ref: Json): { stack: string; id: string } {
 }
 
 async function decide(request: {
-  readonly identity: Json[]; readonly resourcePolicy: Json; readonly principal: string; readonly action: string;
-  readonly fileSystemArn: string; readonly accessPointArn?: string; readonly secureTransport?: boolean;
+  readonly identity: Json[];
+  readonly resourcePolicy: Json;
+  readonly principal: string;
+  readonly action: string;
+  readonly fileSystemArn: string;
+  readonly accessPointArn?: string;
+  readonly secureTransport?: boolean;
 }): Promise<Decision> {
   const contextVariables: Record<string, string> = { 'aws:SecureTransport': String(request.secureTransport ?? true) };
   if (request.accessPointArn) contextVariables['s3files:AccessPointArn'] = request.accessPointArn;
@@ -123,8 +130,12 @@ function loadTemplates(outdir: string): Templates {
 
 /** The tag Deny this library shipped before (on a key S3 Files does not document for clients). */
 const TAG_DENY = {
-  Sid: 'DenyClientsWithoutClientTag', Effect: 'Deny', Principal: { AWS: '*' }, Action: [...CLIENT],
-  Resource: '', Condition: { StringNotEquals: { 'aws:PrincipalTag/s3files-client-0123456789abcdef': 'true' } },
+  Sid: 'DenyClientsWithoutClientTag',
+  Effect: 'Deny',
+  Principal: { AWS: '*' },
+  Action: [...CLIENT],
+  Resource: '',
+  Condition: { StringNotEquals: { 'aws:PrincipalTag/s3files-client-0123456789abcdef': 'true' } },
 };
 
 /**
@@ -192,7 +203,13 @@ describe('who can mount, by an independent IAM evaluator', () => {
     const wrong: string[] = [];
     for (const c of found) {
       const want = expectationFor(c)!;
-      const base = { identity: identityPolicies(c.stack, c.role), resourcePolicy: policyOf(c.fileSystemArn), principal: principalOf(c), fileSystemArn: c.fileSystemArn, accessPointArn: c.accessPointArn };
+      const base = {
+        identity: identityPolicies(c.stack, c.role),
+        resourcePolicy: policyOf(c.fileSystemArn),
+        principal: principalOf(c),
+        fileSystemArn: c.fileSystemArn,
+        accessPointArn: c.accessPointArn,
+      };
       const got = {
         mount: await decide({ ...base, action: 's3files:ClientMount' }),
         write: await decide({ ...base, action: 's3files:ClientWrite' }),
@@ -208,7 +225,12 @@ describe('who can mount, by an independent IAM evaluator', () => {
   test('a client is not allowed through another access point of the file system, nor without TLS', async () => {
     const c = found.find((x) => x.stack === 'MultiStackCompute' && /^Writer/.test(x.role))!;
     const other = found.find((x) => x.fileSystemArn === c.fileSystemArn && x.accessPointArn !== c.accessPointArn)!;
-    const base = { identity: identityPolicies(c.stack, c.role), resourcePolicy: policyOf(c.fileSystemArn), principal: principalOf(c), fileSystemArn: c.fileSystemArn };
+    const base = {
+      identity: identityPolicies(c.stack, c.role),
+      resourcePolicy: policyOf(c.fileSystemArn),
+      principal: principalOf(c),
+      fileSystemArn: c.fileSystemArn,
+    };
     expect(await decide({ ...base, action: 's3files:ClientMount', accessPointArn: other.accessPointArn })).toBe('ImplicitlyDenied');
     expect(await decide({ ...base, action: 's3files:ClientMount', accessPointArn: c.accessPointArn, secureTransport: false })).toBe('ExplicitlyDenied');
   });
@@ -269,7 +291,8 @@ describe('mounting the root (no access point), by the same evaluator', () => {
     const [policy] = Object.values<Json>(t.Resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
     const roleId = Object.keys(t.Resources).find((id) => id.startsWith('Admin') && t.Resources[id].Type === 'AWS::IAM::Role')!;
     const base = {
-      identity: identityPolicies('Admin', roleId), resourcePolicy: resolver.resolve('Admin', policy.Properties.Policy),
+      identity: identityPolicies('Admin', roleId),
+      resourcePolicy: resolver.resolve('Admin', policy.Properties.Policy),
       principal: `arn:aws:iam::${ACCOUNT}:role/${resolver.roleName('Admin', roleId)}`,
       fileSystemArn: fileSystemArn(resolver.resolve('Admin', policy.Properties.FileSystemId)),
     };

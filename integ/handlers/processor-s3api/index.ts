@@ -341,11 +341,10 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
           return true;
         } catch (e) {
           // The listed version is gone: another invocation processed it after we listed, or it was deleted.
-          if (isGone(e)) vanished++;
-          else if (e instanceof OutOfTime) {
+          if (isGone(e)) {vanished++;} else if (e instanceof OutOfTime) {
             retrying++;
             log('object left in inbox/ for the next run', { name: item.name, reason: e.message });
-          } else fail(item.name, `${errorMessage(e)} (left in inbox/)`);
+          } else {fail(item.name, `${errorMessage(e)} (left in inbox/)`);}
           await releaseClaim(item);
           return false;
         }
@@ -507,7 +506,9 @@ export async function copyVersion(
       }));
       return { PartNumber: i + 1, ETag: r.CopyPartResult!.ETag };
     });
-    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: destKey, UploadId, MultipartUpload: { Parts: parts }, ...condition }));
+    await client.send(new CompleteMultipartUploadCommand({
+      Bucket: bucket, Key: destKey, UploadId, MultipartUpload: { Parts: parts }, ...condition,
+    }));
   } catch (e) {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: destKey, UploadId })).catch(() => undefined);
     throw e;

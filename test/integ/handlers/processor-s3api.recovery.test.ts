@@ -125,7 +125,9 @@ describe('processor-s3api: takeovers, deadlines and keys (moto)', () => {
     for (const n of ['a.txt', 'b.txt', 'c.txt']) await put(bucket, `inbox/${n}`, 'x '.repeat(150 * 1024));
     // WHEN the deadline passes after the first chunk
     let checks = 0;
-    const result = await processBucket({ client: s3, bucket, concurrency: 4, chunkBytes: 400 * 1024, deadline: 1, now: () => (checks++ === 0 ? 0 : 2) });
+    const result = await processBucket({
+      client: s3, bucket, concurrency: 4, chunkBytes: 400 * 1024, deadline: 1, now: () => (checks++ === 0 ? 0 : 2),
+    });
     // THEN that chunk held one object
     expect(result).toMatchObject({ files: 1, errors: [], deferred: true });
     expect(await keys(bucket, 'inbox/')).toEqual(['inbox/b.txt', 'inbox/c.txt']);
@@ -171,7 +173,10 @@ describe('processor-s3api listing keys XML 1.0 cannot carry (narrow SDK mock: mo
     // GIVEN S3's answer for inbox/carriage\rreturn 1+1.txt, encoded (a space may come as "+", a "+" as %2B), over two pages
     const client = new S3Client({ region: 'us-east-1' });
     mock.on(ListObjectVersionsCommand).resolvesOnce({
-      EncodingType: 'url', IsTruncated: true, NextKeyMarker: 'inbox/carriage%0Dreturn+1%2B1.txt', NextVersionIdMarker: 'v1',
+      EncodingType: 'url',
+      IsTruncated: true,
+      NextKeyMarker: 'inbox/carriage%0Dreturn+1%2B1.txt',
+      NextVersionIdMarker: 'v1',
       Versions: [{ Key: 'inbox/carriage%0Dreturn+1%2B1.txt', VersionId: 'v1', IsLatest: true, Size: 6 }],
     } as never).resolvesOnce({ EncodingType: 'url', IsTruncated: false } as never);
     mock.on(GetObjectCommand).callsFake(() => ({ Body: Readable.from([Buffer.from('two w\n')]) }));
