@@ -23,7 +23,7 @@ import {
   validateAccessPointPath, validatePermissions, validatePosixId, validateS3FilesActions, validateSecondaryGids,
   invalid,
 } from './private/validation';
-import { IS3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system';
+import { IS3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system-base';
 
 /**
  * The POSIX identity every NFS operation through an access point runs as.

@@ -5,7 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { inUnit, invalid } from './private/validation';
-import { IS3FilesFileSystem } from './s3files-file-system';
+import { IS3FilesFileSystem } from './s3files-file-system-base';
 
 /** The metric methods of IS3FilesFileSystem this construct calls. */
 const METRIC_METHODS = [

@@ -7,7 +7,9 @@ import { DEFAULT_MOUNT_PATH } from './private/lambda-mount';
 import { acknowledge, BASIC_EXECUTION_POLICY, VPC_ACCESS_POLICY } from './private/nag';
 import { asNestedProp, invalid, setKeys, Shown, validateMountPath } from './private/validation';
 import { IS3FilesAccessPoint, S3FilesAccessPoint, S3FilesAccessPointBase, S3FilesAccessPointOptions } from './s3files-access-point';
-import { IS3FilesFileSystem, S3FilesFileSystem, S3FilesFileSystemBase, S3FilesFileSystemOptions } from './s3files-file-system';
+import { S3FilesFileSystem } from './s3files-file-system';
+import { IS3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system-base';
+import { S3FilesFileSystemOptions } from './s3files-file-system-props';
 
 /**
  * Properties of a Lambda function with an S3 Files file system mounted.

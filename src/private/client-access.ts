@@ -10,7 +10,7 @@ import { FileSystemMountInfo } from './mount-info';
 import { acknowledge, findingResource } from './nag';
 import { invalid } from './validation';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
-import { S3FilesFileSystemBase } from '../s3files-file-system';
+import { S3FilesFileSystemBase } from '../s3files-file-system-base';
 
 // What every compute adapter (ECS, Batch, EC2, AgentCore) does the same way: resolve the file
 // system, grant the client actions, the service's validation reads and direct reads, and find

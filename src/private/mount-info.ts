@@ -3,6 +3,9 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct, IDependable } from 'constructs';
 
+/** NFS port of the mount targets. */
+export const NFS_PORT = 2049;
+
 /** What a mount needs of a file system beyond `IS3FilesFileSystem` (owned or imported). */
 export interface FileSystemMountInfo {
   /** The VPC of the mount targets, when known. */

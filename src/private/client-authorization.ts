@@ -1,0 +1,55 @@
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IConstruct } from 'constructs';
+import { CLIENT_ROOT_ACTIONS } from './client-actions';
+import { estimatePolicyCharacters } from './policy-size';
+
+/** Largest file system policy S3 Files accepts, in characters. */
+const MAX_FILE_SYSTEM_POLICY_CHARS = 20000;
+
+/**
+ * The file system policy: TLS only; client mounts only through an access point (unless
+ * `allowMountsWithoutAccessPoint`); then the statements added with `addToResourcePolicy`.
+ */
+export function renderResourcePolicy(
+  fileSystemArn: string, allowMountsWithoutAccessPoint: boolean, statements: iam.PolicyStatement[],
+): iam.PolicyDocument {
+  const doc = new iam.PolicyDocument();
+  doc.addStatements(
+    new iam.PolicyStatement({
+      sid: 'DenyInsecureTransport',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3files:*'],
+      resources: [fileSystemArn],
+      conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+    }),
+  );
+  if (!allowMountsWithoutAccessPoint) {
+    // Within one account an Allow in either the identity or the resource policy suffices, so
+    // only a Deny restricts. S3 Files evaluates s3files:AccessPointArn on every mount; it is
+    // absent only when no access point is used, so this denies root mounts to everyone
+    // (a role holding s3files:Client* on "*" included), and nothing else.
+    doc.addStatements(new iam.PolicyStatement({
+      sid: 'DenyMountsWithoutAccessPoint',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: CLIENT_ROOT_ACTIONS,
+      resources: [fileSystemArn],
+      conditions: { Null: { 's3files:AccessPointArn': 'true' } },
+    }));
+  }
+  doc.addStatements(...statements);
+  return doc;
+}
+
+/**
+ * The service rejects policies over 20,000 characters: say so at synth, not 20 minutes into a deploy.
+ * @param fileSystem the file system construct (its stack resolves the policy; its path names it)
+ * @param policy the policy as it will be synthesized
+ */
+export function validatePolicySize(fileSystem: IConstruct, policy: iam.PolicyDocument): string[] {
+  const chars = estimatePolicyCharacters(Stack.of(fileSystem).resolve(policy));
+  if (chars <= MAX_FILE_SYSTEM_POLICY_CHARS) return [];
+  return [`${fileSystem.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies (the library's grants) instead.`];
+}

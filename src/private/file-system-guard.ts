@@ -1,0 +1,169 @@
+import { CustomResource, Duration, Lazy, Names, Stack, Tokenization } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import {
+  BUCKET_CLEANER_RESOURCE_TYPE, CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
+  WAITER_RESOURCE_TYPE,
+} from './custom-resource-contract';
+import { acknowledge, findingResource } from './nag';
+import { S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS } from './waiter-provider';
+
+/** What the waiter reads to see mount targets and access points, and the guard to delete and to say what blocks it. */
+export const HANDLER_READ_ACTIONS = [...WAITER_READ_ACTIONS, 's3files:ListAccessPoints'];
+/** The EventBridge rights of CloudFormation's own AWS::S3Files::FileSystem delete handler. */
+export const GUARD_EVENTS_ACTIONS = ['events:DescribeRule', 'events:DeleteRule', 'events:ListTargetsByRule', 'events:PutRule', 'events:RemoveTargets'];
+
+export function eventsRuleArn(stack: Stack): string {
+  return `arn:${stack.partition}:events:${stack.region}:${stack.account}:rule/DO-NOT-DELETE-S3-Files*`;
+}
+
+/**
+ * A waiter (on `provider`, in the stack of `scope`) for a file system's mount targets and the
+ * given access points; with `bucket`, it also names the bucket and may verify its versioning.
+ */
+export function createWaiter(scope: Construct, id: string, provider: S3FilesWaiterProvider, props: {
+  readonly fileSystemId: string;
+  readonly mountTargetCount: number;
+  readonly accessPointIds: string[];
+  readonly timeoutSeconds: number;
+  readonly bucket?: { readonly name: string; readonly verifyVersioning: boolean };
+}): CustomResource {
+  return new CustomResource(scope, id, {
+    serviceToken: provider.serviceToken,
+    resourceType: WAITER_RESOURCE_TYPE,
+    serviceTimeout: waiterServiceTimeout(props.timeoutSeconds),
+    properties: {
+      FileSystemId: props.fileSystemId,
+      ExpectedMountTargetCount: String(props.mountTargetCount),
+      AccessPointIds: props.accessPointIds,
+      TimeoutSeconds: Tokenization.stringifyNumber(props.timeoutSeconds),
+      VerifyBucketVersioning: props.bucket?.verifyVersioning ? 'true' : 'false',
+      ...(props.bucket ? { BucketName: props.bucket.name } : {}),
+    },
+  });
+}
+
+/** What the delete guard needs of its file system. */
+export interface DeleteGuardOptions {
+  readonly fileSystemId: string;
+  readonly fileSystemArn: string;
+  /** The hash of what replaces the file system: part of the guard's construct id. */
+  readonly replacementHash: string;
+  /** True when the file system's final removal policy deletes it (read at synthesis). */
+  readonly destroyOnDelete: () => boolean;
+}
+
+/**
+ * The delete guard and its own IAM policy, keyed by what replaces the file system (bucket,
+ * prefix, role). A replacement then creates a new guard and policy, and CloudFormation deletes
+ * the old pair in its cleanup phase: the old guard still holds the old file system's id and its
+ * policy still names the old ARN. Removing the file system from the app removes the pair too;
+ * the guard depends on its policy, so the policy outlives the guard's Delete.
+ * @param fileSystem the file system construct (the guard's scope)
+ */
+export function createDeleteGuard(
+  fileSystem: Construct, provider: S3FilesWaiterProvider, options: DeleteGuardOptions,
+): { guard: CustomResource; policy: iam.CfnPolicy } {
+  const scope = new Construct(fileSystem, `DeleteGuard${options.replacementHash}`);
+  const handlerRole = provider.isCompleteFunction.role!;
+  const policy = new iam.CfnPolicy(scope, 'Policy', {
+    policyName: Names.uniqueResourceName(scope, { maxLength: 128 }),
+    roles: [handlerRole.roleName],
+    policyDocument: Lazy.any({ produce: () => renderGuardPolicy(fileSystem, options) }),
+  });
+  acknowledgeGuardFindings(fileSystem, policy, options.fileSystemArn);
+  const guard = new CustomResource(scope, 'Resource', {
+    serviceToken: provider.serviceToken,
+    resourceType: DELETE_GUARD_RESOURCE_TYPE,
+    serviceTimeout: Duration.seconds(CUSTOM_RESOURCE_MAX_SECONDS),
+    properties: {
+      FileSystemId: options.fileSystemId,
+      // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that deletes.
+      DeleteFileSystem: Lazy.string({ produce: () => (options.destroyOnDelete() ? 'true' : 'false') }),
+      DeleteTimeoutSeconds: String(DELETE_TIMEOUT_SECONDS),
+      TotalTimeoutSeconds: String(GUARD_TOTAL_SECONDS),
+    },
+  });
+  guard.node.addDependency(policy);
+  return { guard, policy };
+}
+
+/**
+ * For a bucket the file system construct created: the cleaner that empties and deletes it when the
+ * bucket itself goes (DESTROY only), keyed by the bucket, so a file system's replacement or rollback
+ * never reaches it. Every delete guard depends on it, so on stack deletion it runs after the file
+ * system is deleted; it waits until no file system lists the bucket, and retries S3's
+ * BucketHasS3FileSystemAttached while the detachment completes. Its rights are in a policy of
+ * its own that outlives its Delete.
+ * @param fileSystem the file system construct (the cleaner's scope)
+ * @param emptiesBucket true when the bucket's final removal policy deletes it (read at synthesis)
+ */
+export function createBucketCleaner(
+  fileSystem: Construct, provider: S3FilesWaiterProvider, bucket: s3.IBucket, emptiesBucket: () => boolean,
+): CustomResource {
+  const scope = new Construct(fileSystem, 'BucketCleaner');
+  const policy = new iam.CfnPolicy(scope, 'Policy', {
+    policyName: Names.uniqueResourceName(scope, { maxLength: 128 }),
+    roles: [provider.isCompleteFunction.role!.roleName],
+    policyDocument: Lazy.any({ produce: () => renderCleanerPolicy(bucket, emptiesBucket()) }),
+  });
+  acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
+    's3files:ListFileSystems has no resource-level permissions; the cleaner lists the file systems of its bucket and empties it only when there is none.');
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, bucket.arnForObjects('*'))}]`,
+    'Only with RemovalPolicy.DESTROY on a bucket this construct created: the cleaner empties it (every object version) once no file system uses it.');
+  const cleaner = new CustomResource(scope, 'Resource', {
+    serviceToken: provider.serviceToken,
+    resourceType: BUCKET_CLEANER_RESOURCE_TYPE,
+    serviceTimeout: Duration.seconds(CUSTOM_RESOURCE_MAX_SECONDS),
+    properties: {
+      BucketArn: bucket.bucketArn,
+      // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that empties.
+      EmptyOnDelete: Lazy.string({ produce: () => (emptiesBucket() ? 'true' : 'false') }),
+      TotalTimeoutSeconds: String(GUARD_TOTAL_SECONDS),
+    },
+  });
+  cleaner.node.addDependency(policy);
+  return cleaner;
+}
+
+/** The cleaner's rights: a read always (a policy needs a statement); emptying and deletion only with DESTROY. */
+function renderCleanerPolicy(bucket: s3.IBucket, emptiesBucket: boolean): iam.PolicyDocument {
+  const doc = new iam.PolicyDocument();
+  // ListFileSystems has no resource-level permissions.
+  doc.addStatements(new iam.PolicyStatement({ actions: ['s3files:ListFileSystems'], resources: ['*'] }));
+  if (!emptiesBucket) return doc;
+  doc.addStatements(
+    new iam.PolicyStatement({ actions: ['s3:ListBucket', 's3:ListBucketVersions', 's3:DeleteBucket'], resources: [bucket.bucketArn] }),
+    new iam.PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [bucket.arnForObjects('*')] }),
+  );
+  return doc;
+}
+
+/**
+ * The handlers' rights on this file system: the waiter's reads always; the guard's deletion,
+ * clean-up and emptying only when the final policy is DESTROY. No Sids: every file system's
+ * policy counts against IAM's 10,240 characters of inline policies on the one handler role.
+ */
+function renderGuardPolicy(fileSystem: Construct, options: DeleteGuardOptions): iam.PolicyDocument {
+  const doc = new iam.PolicyDocument();
+  doc.addStatements(new iam.PolicyStatement({
+    actions: HANDLER_READ_ACTIONS,
+    resources: [options.fileSystemArn, `${options.fileSystemArn}/access-point/*`],
+  }));
+  if (!options.destroyOnDelete()) return doc;
+  const stack = Stack.of(fileSystem);
+  doc.addStatements(
+    new iam.PolicyStatement({ actions: ['s3files:DeleteFileSystem'], resources: [options.fileSystemArn] }),
+    // What CloudFormation's own delete handler holds: the service removes its EventBridge rules on the caller's behalf.
+    new iam.PolicyStatement({ actions: GUARD_EVENTS_ACTIONS, resources: [eventsRuleArn(stack)] }),
+  );
+  return doc;
+}
+
+function acknowledgeGuardFindings(fileSystem: Construct, policy: iam.CfnPolicy, fileSystemArn: string): void {
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, `${fileSystemArn}/access-point/*`)}]`,
+    'Read-only, on the access points of this one file system: their ids exist only after creation, and the waiter checks each one.');
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, eventsRuleArn(Stack.of(fileSystem)))}]`,
+    'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s own delete handler holds).');
+}
