@@ -209,7 +209,7 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     expect(changes.removed).toEqual([]);
     // AND the README does not present it as working: it names the failure and the procedure
     const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-    expect(readme).toMatch(/\*\*Mount-target changes in an AZ that has one\*\* \(`vpcSubnets` to another subnet of the same AZ, `mountTargetIpAddressType`, `vpc`\) \| Create-only on the mount target: .*so the update fails .*Two deploys: \(1\) drop the AZ/);
+    expect(readme).toMatch(/\*\*Mount-target changes in an AZ that has one\*\* \(`vpcSubnets` to another subnet of the same AZ, `mountTargetIpAddressType`, `vpc`\) \| Create-only on the mount target: .*so the update fails .*two deploys, \(1\) drop its AZ from `vpcSubnets`.*`vpc` and `mountTargetIpAddressType` cannot change in place/);
   });
 
   test('import rules update in place: adding one changes the file system without replacing it', () => {
