@@ -1,4 +1,4 @@
-import { Annotations, CfnResource, Duration, Token } from 'aws-cdk-lib';
+import { Annotations, CfnResource, Duration, Stack, Token } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,6 +8,24 @@ import { mountCommand, MOUNT_FUNCTION } from './ec2-user-data';
 import { inUnit, invalid, validateContainerPath } from './validation';
 import type { Ec2MountOptions } from '../mount/ec2';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
+
+/** EC2's limit on user data, in bytes before base64 (EC2 user guide, "User data ... is limited to 16 KB"). */
+const MAX_USER_DATA_BYTES = 16 * 1024;
+/** A reference in user data (an id or an ARN) is taken at this length once CloudFormation resolves it. */
+const REFERENCE_BYTES = 100;
+
+/** The user data's size once resolved, references taken at their longest likely length. */
+function userDataBytes(scope: IConstruct, userData: ec2.UserData): number {
+  const flat = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value)) return value.map(flat).join('');
+    const obj = value as Record<string, unknown> | undefined;
+    const join = obj?.['Fn::Join'] as [string, unknown[]] | undefined;
+    if (join) return join[1].map(flat).join(join[0]);
+    return 'x'.repeat(REFERENCE_BYTES);
+  };
+  return Buffer.byteLength(flat(Stack.of(scope).resolve(userData.render())), 'utf8');
+}
 
 /** Where an instance mounts the file system when no path is given. */
 export const DEFAULT_EC2_MOUNT_PATH = '/mnt/s3files';
@@ -153,6 +171,14 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
     if (!DEFINES_FUNCTION.has(userData)) {
       userData.addCommands(MOUNT_FUNCTION);
       DEFINES_FUNCTION.add(userData);
+      // EC2 refuses user data over 16 KB (raw, before base64), at launch: say so at synth.
+      scope.node.addValidation({
+        validate: () => {
+          const bytes = userDataBytes(scope, userData);
+          return bytes <= MAX_USER_DATA_BYTES ? [] : [`${scope.node.path}: invalid userData: with the S3 Files mount it is about ${bytes} bytes, and EC2 accepts at most `
+            + `${MAX_USER_DATA_BYTES} (16 KB, before base64). Fix: move the rest of the user data into a script the instance downloads (from S3, or an SSM document) and keep only the call in the user data.`];
+        },
+      });
     }
     userData.addCommands(mountCommand({
       fileSystemId: accessPoint.fileSystem.fileSystemId,

@@ -127,6 +127,20 @@ describe('mountOnInstance: the template', () => {
     expect(warnings(stack).join('\n')).toMatch(/Fleet has no update policy, so a later change of the mount .* reaches only new instances.*UpdatePolicy\.rollingUpdate\(\)/);
   });
 
+  test('user data past EC2\'s 16 KB with the mount is a synth error naming its size; just under it passes', () => {
+    // GIVEN instances whose own user data is 14 KB and 4 KB
+    const build = (ownBytes: number) => {
+      const { stack, vpc, accessPoint } = withAccessPoint();
+      const host = instanceIn(stack, vpc);
+      host.userData.addCommands(`# ${'x'.repeat(ownBytes)}`);
+      accessPoint.mountOnInstance(host);
+      return () => Template.fromStack(stack);
+    };
+    // WHEN / THEN
+    expect(build(14 * 1024)).toThrow(/invalid userData: with the S3 Files mount it is about \d+ bytes, and EC2 accepts at most 16384 \(16 KB, before base64\)\. Fix: move the rest/);
+    expect(build(4 * 1024)).not.toThrow();
+  });
+
   test('a group with a rolling or replacing update policy gets no update-policy warning', () => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     for (const [id, updatePolicy] of [['Rolling', autoscaling.UpdatePolicy.rollingUpdate()], ['Replacing', autoscaling.UpdatePolicy.replacingUpdate()]] as const) {
