@@ -1,3 +1,4 @@
+import * as crypto from 'crypto';
 import { Annotations, CfnResource, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,7 +7,7 @@ import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } f
 import { EFS_UTILS_METRIC_NAMESPACE } from './client-metrics';
 import { checkSameRegion } from './environment';
 import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './kms';
-import { FileSystemMountInfo } from './mount-info';
+import { FileSystemMountInfo, NFS_PORT } from './mount-info';
 import { acknowledge, findingResource } from './nag';
 import { invalid } from './validation';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
@@ -165,10 +166,46 @@ export function openNfs(
   if (info.clientSecurityGroup) {
     join(info.clientSecurityGroup);
   } else if (fs.connections.securityGroups.length > 0) {
-    fs.connections.allowDefaultPortFrom(client, `NFS from ${what}`);
+    nfsRules(scope, fs.connections.securityGroups, client, what);
   } else {
     invalid(scope, 'fileSystem', fs.node.path, `the imported file system has no security group, so ${what} cannot be let in over NFS`,
       'give clientSecurityGroup (a group the mount targets admit) or securityGroups (the mount targets\' groups) to fromFileSystemAttributes');
+  }
+}
+
+/**
+ * TCP 2049 from each of the client's security groups to each mount-target group (and out, where the
+ * client's group does not allow all outbound traffic), in the client's stack. The ids come from
+ * the two groups as CloudFormation sees them: the ids `Connections` gives embed the client's full
+ * construct path, so moving its stack into a Stage would recreate the rule, and EC2 refuses a
+ * duplicate before the old one is deleted. The same pair twice adds nothing.
+ */
+function nfsRules(scope: IConstruct, targets: ec2.ISecurityGroup[], client: ec2.IConnectable, what: string): void {
+  const stack = Stack.of(scope);
+  for (const target of targets) {
+    for (const source of client.connections.securityGroups) {
+      const key = crypto.createHash('sha256').update(JSON.stringify(stack.resolve([target.securityGroupId, source.securityGroupId]))).digest('hex').slice(0, 8);
+      const id = `S3FilesNfs${key}`;
+      if (scope.node.tryFindChild(id)) continue;
+      new ec2.CfnSecurityGroupIngress(scope, id, {
+        groupId: target.securityGroupId,
+        ipProtocol: 'tcp',
+        fromPort: NFS_PORT,
+        toPort: NFS_PORT,
+        sourceSecurityGroupId: source.securityGroupId,
+        description: `NFS from ${what}`,
+      });
+      if (!source.allowAllOutbound) {
+        new ec2.CfnSecurityGroupEgress(scope, `${id}Egress`, {
+          groupId: source.securityGroupId,
+          ipProtocol: 'tcp',
+          fromPort: NFS_PORT,
+          toPort: NFS_PORT,
+          destinationSecurityGroupId: target.securityGroupId,
+          description: 'NFS to the S3 Files mount targets',
+        });
+      }
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { changeSet, dataLossOnDelete, dependsOnTransitively, exportRefusals, synthTemplates, Template } from './cfn';
-import { S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
 
 // The changes teams make in their second month, checked the way CloudFormation will carry them
 // out: every path that deletes (update cleanup, rollback of a failed update, stack deletion, a
@@ -123,6 +123,37 @@ describe('moving the storage stack into a Stage with the same stack name (issue 
     expect({ removed: change.removed, added: change.added, replaced: change.replaced })
       .toEqual({ removed: [], added: [], replaced: [expect.stringMatching(/^WorkerSecurityGroup[0-9A-F]{8}$/)] });
     expect(dataLossOnDelete(before, after)).toEqual([]);
+  });
+});
+
+describe('moving a compute stack that mounts an imported file system into a Stage', () => {
+  test('recreates no NFS rule on the imported mount-target group (EC2 would refuse the duplicate)', () => {
+    const build = (inStage: boolean) => {
+      const app = new App();
+      const stack = new Stack(inStage ? new Stage(app, 'Prod') : app, 'Compute', { stackName: 'Compute' });
+      const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+        vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa'],
+      });
+      const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', {
+        fileSystemId: 'fs-0123456789abcdef0', vpc, securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'MtSg', 'sg-0123456789abcdef0')],
+      });
+      const host = new ec2.Instance(stack, 'Host', {
+        vpc,
+        instanceType: ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
+        machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
+        securityGroup: new ec2.SecurityGroup(stack, 'HostSg', { vpc, description: 'host', allowAllOutbound: false }),
+      });
+      S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointId: 'fsap-0123456789abcdef0' })
+        .mountOnInstance(host, { grantDirectReads: false });
+      return Assertions.fromStack(stack).toJSON() as Template;
+    };
+    const before = build(false);
+    const after = build(true);
+    const change = changeSet(before, after);
+    // THEN the same rules, by the same logical ids (an ingress on the imported group, an egress on the host's)
+    expect(ofType(before, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(1);
+    expect(ofType(before, 'AWS::EC2::SecurityGroupEgress')).toHaveLength(1);
+    expect({ removed: change.removed, added: change.added }).toEqual({ removed: [], added: [] });
   });
 });
 
