@@ -1,7 +1,8 @@
 import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { paginateListFileSystems, S3FilesClient } from '@aws-sdk/client-s3files';
+import { GuardDeps, parseFlag, parseSeconds } from './delete-guard';
 import { describeError, httpStatusOf, isTransient } from './errors';
-import { InvalidPropertyError, MAX_TIMEOUT_SECONDS, show } from './props';
+import { InvalidPropertyError, show } from './props';
 import type { IsCompleteResult, WaitLogger } from './waiter';
 import { BUCKET_CLEANER_RESOURCE_TYPE, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
 
@@ -26,12 +27,8 @@ export interface BucketCleanerProps {
   readonly totalTimeoutSeconds: number;
 }
 
-export interface CleanerDeps {
-  readonly client: S3FilesClient;
-  readonly s3: S3Client;
-  readonly now: () => number;
-  readonly log: WaitLogger;
-}
+/** The same clients, clock and logger as the delete guard's. */
+export type CleanerDeps = GuardDeps;
 
 export class BucketCleanerError extends Error {
   constructor(message: string) {
@@ -47,16 +44,11 @@ export function parseCleanerProps(input: Record<string, unknown> | undefined): B
   if (typeof bucketArn !== 'string' || !/^arn:[\w-]+:s3:::[^/]+$/.test(bucketArn)) {
     throw new InvalidPropertyError(`"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got ${show(bucketArn)}.`);
   }
-  const flag = props.EmptyOnDelete;
-  if (flag !== undefined && flag !== 'true' && flag !== 'false') {
-    throw new InvalidPropertyError(`"EmptyOnDelete" must be "true" or "false", got ${show(flag)}.`);
-  }
-  const rawTotal = props.TotalTimeoutSeconds;
-  const total = rawTotal === undefined ? GUARD_TOTAL_SECONDS : /^\d+$/.test(String(rawTotal)) ? Number(rawTotal) : NaN;
-  if (!Number.isSafeInteger(total) || total < 1 || total > MAX_TIMEOUT_SECONDS) {
-    throw new InvalidPropertyError(`"TotalTimeoutSeconds" must be a whole number between 1 and ${MAX_TIMEOUT_SECONDS}, got ${show(rawTotal)}.`);
-  }
-  return { bucketArn, emptyOnDelete: flag === 'true', totalTimeoutSeconds: total };
+  return {
+    bucketArn,
+    emptyOnDelete: parseFlag(props, 'EmptyOnDelete'),
+    totalTimeoutSeconds: parseSeconds(props, 'TotalTimeoutSeconds', GUARD_TOTAL_SECONDS),
+  };
 }
 
 /** Lenient parse for Delete: unusable properties mean "delete nothing" (the bucket stays). */

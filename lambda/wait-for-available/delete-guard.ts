@@ -50,7 +50,8 @@ export class DeleteGuardError extends Error {
   }
 }
 
-function parseSeconds(props: Record<string, unknown>, name: string, fallback: number): number {
+/** A whole number of seconds, 1 to CloudFormation's hour; `fallback` when absent. Shared by the guard and the bucket cleaner. */
+export function parseSeconds(props: Record<string, unknown>, name: string, fallback: number): number {
   const raw = props[name];
   if (raw === undefined || raw === '') return fallback;
   const text = String(raw).trim();
@@ -61,7 +62,8 @@ function parseSeconds(props: Record<string, unknown>, name: string, fallback: nu
   return value;
 }
 
-function parseFlag(props: Record<string, unknown>, name: string): boolean {
+/** "true" or "false" (absent: false). Shared by the guard and the bucket cleaner. */
+export function parseFlag(props: Record<string, unknown>, name: string): boolean {
   const flag = props[name];
   if (flag !== undefined && flag !== 'true' && flag !== 'false' && flag !== true && flag !== false) {
     throw new InvalidPropertyError(`"${name}" must be "true" or "false", got ${show(flag)}.`);
