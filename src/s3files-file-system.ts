@@ -165,7 +165,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // policy exist; a created bucket keeps the data. They follow the *final* policy of the file
     // system, however it was set (prop, applyRemovalPolicy, RemovalPolicies.of, an aspect).
     for (const follower of [role.node.defaultChild, rolePolicy.node.defaultChild]) {
-      if (follower instanceof CfnResource) this.followRemovalPolicy(follower, () => this.resource.cfnOptions);
+      if (follower instanceof CfnResource) this.followRemovalPolicy(follower);
     }
     // A created bucket follows too, unless it was given a removal policy of its own
     // (bucket.applyRemovalPolicy, RemovalPolicies.of): then that one counts, and the cleaner empties
@@ -398,7 +398,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
         noncurrentVersionExpiration: Duration.days(noncurrentDays),
         abortIncompleteMultipartUploadAfter: Duration.days(7),
       }],
-      // Follows the file system's final removal policy unless given its own (see bucketRemoval).
+      // Follows the file system's final removal policy unless given its own (the aspect in the constructor).
       // With DESTROY its cleaner empties it, only once no file system lists it.
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -412,11 +412,9 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   }
 
   /** Copies the file system's final DeletionPolicy/UpdateReplacePolicy onto `resource` at synthesis. */
-  private followRemovalPolicy(
-    resource: CfnResource, from: () => { deletionPolicy?: CfnDeletionPolicy; updateReplacePolicy?: CfnDeletionPolicy },
-  ): void {
-    resource.addOverride('DeletionPolicy', Lazy.string({ produce: () => from().deletionPolicy }));
-    resource.addOverride('UpdateReplacePolicy', Lazy.string({ produce: () => from().updateReplacePolicy }));
+  private followRemovalPolicy(resource: CfnResource): void {
+    resource.addOverride('DeletionPolicy', Lazy.string({ produce: () => this.resource.cfnOptions.deletionPolicy }));
+    resource.addOverride('UpdateReplacePolicy', Lazy.string({ produce: () => this.resource.cfnOptions.updateReplacePolicy }));
   }
 
   /** True when a created bucket's final removal policy deletes it (then its cleaner empties it). */
