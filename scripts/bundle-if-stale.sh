@@ -4,7 +4,8 @@
 # step's own bundling do not bundle eight handlers again each time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bundles=$(find assets -name index.js 2>/dev/null | wc -l)
+bundles=0
+[ -d assets ] && bundles=$(find assets -name index.js | wc -l)
 expected=$(node -e "const t=require('./.projen/tasks.json').tasks.bundle.steps; console.log(t.length)")
 if [ "$bundles" -lt "$expected" ]; then exec npx projen bundle; fi
 oldest=$(find assets -name index.js -printf '%T@\n' | sort -n | head -n 1)
