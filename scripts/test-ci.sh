@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `npm run test:ci`: everything `npx projen test` and `npx projen test:bindings` run, plus the jsii
+# build and docgen, arranged so that work which waits on the network or uses one core runs beside
+# other work (a 2-core machine). Nothing is skipped: each phase below is a projen task or the same
+# command the `test` task runs. Prints every phase's log as it ends and the time of each at the end.
+#
+#   1. compile + docgen            | Python tool venv (pip) | Maven seed (downloads)
+#   2. bundle, then jest (alone: its timing-sensitive suites get both cores)
+#   3. eslint, tsc, integ asserts  | bindings (rosetta, jsii-pacmak, wheel and jar, 3-language synth)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+logs=test-reports/phases
+rm -rf "$logs"
+mkdir -p "$logs"
+summary="$logs/summary.txt"
+: >"$summary"
+t0=$SECONDS
+
+# run NAME CMD...: runs CMD with its output in $logs/NAME.log; records the time; on failure shows
+# the log's end and returns the exit code.
+run() {
+  local name="$1"; shift
+  local start=$SECONDS rc=0
+  "$@" >"$logs/$name.log" 2>&1 || rc=$?
+  printf '%-34s %5d s  %s\n' "$name" $((SECONDS - start)) "$([[ $rc -eq 0 ]] && echo ok || echo "FAILED ($rc)")" >>"$summary"
+  echo "=== $name: $((SECONDS - start)) s, exit $rc"
+  if [[ $rc -ne 0 ]]; then tail -n 80 "$logs/$name.log"; fi
+  return $rc
+}
+
+# Runs the given phases (functions) side by side; fails if any failed, after all have ended.
+together() {
+  local pids=() rc=0
+  for f in "$@"; do "$f" & pids+=($!); done
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  return $rc
+}
+
+build()    { run compile npx projen compile && run docgen npx projen docgen; }   # jsii; API.md for TS/Python/Java
+python()   { run setup:python npx projen setup:python; }
+maven()    { run seed:maven npx projen seed:maven; }
+lint()     { run eslint npx projen eslint && run tsc npx tsc --noEmit -p test/tsconfig.json && integ; }
+integ()    { for n in comparison shared-file-system cross-compute; do run "integ:$n:assert" npx projen "integ:$n:assert" || return 1; done; }
+bindings() { run test:bindings npx projen test:bindings; }
+
+status=0
+together build python maven || status=1
+if [[ $status -eq 0 ]]; then
+  run bundle npx projen bundle || status=1
+fi
+if [[ $status -eq 0 ]]; then
+  # Jest's own output goes to the console as it runs (its log is long and useful live).
+  start=$SECONDS
+  npx jest --ci 2>&1 | tee "$logs/jest.log" || status=1
+  printf '%-34s %5d s  %s\n' jest $((SECONDS - start)) "$([[ $status -eq 0 ]] && echo ok || echo FAILED)" >>"$summary"
+fi
+if [[ $status -eq 0 ]]; then
+  together lint bindings || status=1
+fi
+printf '%-34s %5d s\n' "total (wall)" $((SECONDS - t0)) >>"$summary"
+echo "phase times (logs in $logs/):"
+sed 's/^/  /' "$summary"
+exit $status
