@@ -87,6 +87,9 @@ const project = new awscdk.AwsCdkConstructLibrary({
       coverageReporters: ['json', 'lcov', 'clover', 'cobertura', 'text-summary'],
       // Keeps the handlers' JSON logs out of the report (SHOW_HANDLER_LOGS=1 shows them).
       setupFiles: ['<rootDir>/test/setup/jest-quiet.ts'],
+      // A per-run id: suites share the validator app's synthesis within one run (test/validators/templates.ts).
+      globalSetup: '<rootDir>/test/setup/run-id.js',
+      globalTeardown: '<rootDir>/test/setup/run-id-teardown.js',
       collectCoverageFrom: ['src/**/*.ts', 'lambda/**/*.ts', 'integ/handlers/**/*.ts'],
       // projen-generated function wrappers have no logic of their own.
       coveragePathIgnorePatterns: ['/node_modules/', 'wait-for-available-[a-z-]+-function\\.ts$'],

@@ -208,12 +208,53 @@ function acknowledgeUserRole(fn: lambda.Function): void {
   }
 }
 
-/** Synthesizes the validator app into a fresh temp dir and returns the template paths (nested stacks included). */
+/**
+ * The validator app's templates (nested stacks included). Synthesized once per jest run and shared
+ * by the suites that only read them: the first to ask synthesizes (a directory created with mkdir
+ * is the lock), the others wait for it. Outside jest's run id (a script), a fresh temp dir each call.
+ */
 export function synthesizeTemplates(): { outdir: string; templates: string[] } {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-validate-'));
+  const run = process.env.S3FILES_JEST_RUN;
+  if (!run) return synthesizeInto(fs.mkdtempSync(path.join(os.tmpdir(), 's3files-validate-')));
+  const shared = path.join(os.tmpdir(), `s3files-jest-${run}`);
+  const outdir = path.join(shared, 'validator-app');
+  const done = path.join(shared, 'validator-app.done');
+  fs.mkdirSync(shared, { recursive: true });
+  let mine = false;
+  try {
+    fs.mkdirSync(path.join(shared, 'validator-app.lock'));
+    mine = true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  if (mine) {
+    try {
+      const result = synthesizeInto(fs.mkdtempSync(path.join(shared, 'synth-')));
+      fs.renameSync(result.outdir, outdir);
+      fs.writeFileSync(done, 'ok');
+    } catch (e) {
+      fs.writeFileSync(done, `failed: ${(e as Error).stack}`);
+      throw e;
+    }
+  } else {
+    const deadline = Date.now() + 300_000;
+    while (!fs.existsSync(done)) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to synthesize the validator app into ${outdir}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+    const state = fs.readFileSync(done, 'utf8');
+    if (state !== 'ok') throw new Error(`the validator app failed to synthesize in another suite: ${state}`);
+  }
+  return { outdir, templates: templatesIn(outdir) };
+}
+
+function synthesizeInto(outdir: string): { outdir: string; templates: string[] } {
   buildValidatorApp(outdir).synth();
-  const templates = fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json')).sort().map((f) => path.join(outdir, f));
-  return { outdir, templates };
+  return { outdir, templates: templatesIn(outdir) };
+}
+
+function templatesIn(outdir: string): string[] {
+  return fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json')).sort().map((f) => path.join(outdir, f));
 }
 
 /** The project's Python tool venv (test/setup/python-venv.sh makes it). */
