@@ -198,20 +198,20 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
   });
 
   test('lists page by page and works while listing: a key whose versions continue on the next page is processed once, at its newest version', async () => {
-    // GIVEN 100 keys, one of them uploaded 6 times, listed 8 entries per page
+    // GIVEN 40 keys, one of them uploaded 6 times, listed 4 entries per page
     const bucket = await newBucket();
-    await mapPool(Array.from({ length: 100 }, (_, i) => i), 16, (i) => put(bucket, `inbox/k${String(i).padStart(3, '0')}.txt`, `key ${i}\n`));
+    await mapPool(Array.from({ length: 40 }, (_, i) => i), 16, (i) => put(bucket, `inbox/k${String(i).padStart(3, '0')}.txt`, `key ${i}\n`));
     for (let v = 1; v <= 5; v++) await put(bucket, 'inbox/k007.txt', `version ${v} of seven\n`);
     const sent: string[] = [];
     const client = clientWith((cmd) => sent.push(cmd.constructor.name));
-    // WHEN (chunks of 64 files at concurrency 1)
-    const result = await processBucket({ client, bucket, concurrency: 1, listPageSize: 8 });
+    // WHEN (chunks of at most 64 bytes, a handful of files, at concurrency 1)
+    const result = await processBucket({ client, bucket, concurrency: 1, listPageSize: 4, chunkBytes: 64 });
     client.destroy();
     // THEN every key once, the re-uploaded one at its newest version, no version left behind
-    expect(result).toMatchObject({ files: 100, errors: [] });
+    expect(result).toMatchObject({ files: 40, errors: [] });
     expect(await resultData(bucket, 'k007.txt')).toBe('version 5 of seven\n');
     expect((await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/' }))).Versions ?? []).toEqual([]);
-    expect(await keys(bucket, 'processed/')).toHaveLength(200);
+    expect(await keys(bucket, 'processed/')).toHaveLength(80);
     // AND the first chunk was processed before the listing was complete (memory holds a chunk, not the inbox)
     const lists = sent.flatMap((name, i) => (name === 'ListObjectVersionsCommand' ? [i] : []));
     expect(lists.length).toBeGreaterThan(10);
@@ -219,19 +219,19 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
   }, 60_000);
 
   test('two invocations on one inbox: each file counted once, no NoSuchVersion errors, nothing left claimed', async () => {
-    // GIVEN 200 objects
+    // GIVEN 80 objects
     const bucket = await newBucket();
-    await mapPool(Array.from({ length: 200 }, (_, i) => i), 16, (i) => put(bucket, `inbox/c${String(i).padStart(3, '0')}.txt`, `concurrent ${i}\n`));
+    await mapPool(Array.from({ length: 80 }, (_, i) => i), 16, (i) => put(bucket, `inbox/c${String(i).padStart(3, '0')}.txt`, `concurrent ${i}\n`));
     // WHEN two invocations run at once (separate clients, as separate Lambda environments)
     const clients = [new S3Client({ forcePathStyle: true }), new S3Client({ forcePathStyle: true })];
     const [a, b] = await Promise.all(clients.map((client) => processBucket({ client, bucket, concurrency: 8 })));
     clients.forEach((c) => c.destroy());
-    // THEN the counts add up to 200 exactly, and neither reports an error
+    // THEN the counts add up to 80 exactly, and neither reports an error
     expect(a.errors).toEqual([]);
     expect(b.errors).toEqual([]);
-    expect(a.files + b.files).toBe(200);
+    expect(a.files + b.files).toBe(80);
     expect(await keys(bucket, 'inbox/')).toEqual([]);
-    expect(await keys(bucket, 'processed/')).toHaveLength(400);
+    expect(await keys(bucket, 'processed/')).toHaveLength(160);
     expect(await keys(bucket, 'processing/')).toEqual([]);
   }, 60_000);
 
