@@ -3,30 +3,57 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 const root = path.join(__dirname, '..', '..');
+const readme = path.join(root, 'examples', 'readme');
+const cache = new Map<string, Record<string, any>>();
 
 /**
  * Runs examples/readme/<file> against this checkout's source (the package name mapped to src/)
- * and returns the synthesized templates by stack name.
+ * and returns the synthesized templates by stack name. A suite that asks for a second program
+ * gets every remaining TypeScript program of examples/readme synthesized in one Node process
+ * (aws-cdk-lib loads once; each program makes its own App writing to its own CDK_OUTDIR), and
+ * later calls read from that run.
  */
 export function synthExample(file: string): Record<string, any> {
-  const source = fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8')
-    .replace(/from 'cdk-s3files-lambda'/g, `from '${path.join(root, 'src')}'`)
-    .replace(/path\.join\(__dirname, 'worker\.ts'\)/g, `'${path.join(root, 'examples', 'readme', 'worker.ts')}'`);
+  if (!cache.has(file)) {
+    const programs = cache.size === 0 ? [file]
+      : [file, ...fs.readdirSync(readme).filter((f) => f.endsWith('.ts') && f !== 'worker.ts' && f !== file && !cache.has(f))];
+    for (const [name, templates] of synthPrograms(programs)) cache.set(name, templates);
+  }
+  return cache.get(file)!;
+}
+
+function synthPrograms(files: string[]): Map<string, Record<string, any>> {
   const dir = fs.mkdtempSync(path.join(root, 'test', '.readme-'));
-  const out = path.join(dir, 'out');
   try {
-    fs.writeFileSync(path.join(dir, file), source);
-    const r = spawnSync(path.join(root, 'node_modules', '.bin', 'ts-node'),
-      ['--transpile-only', '--project', path.join(root, 'test', 'tsconfig.json'), path.join(dir, file)],
-      { env: { ...process.env, CDK_OUTDIR: out }, encoding: 'utf8', timeout: 120_000 });
-    if (r.status !== 0) throw new Error(`${file} failed: ${r.stderr}`);
-    const templates: Record<string, any> = {};
-    for (const f of fs.readdirSync(out).filter((n) => n.endsWith('.template.json'))) {
-      templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));
+    for (const file of files) {
+      const source = fs.readFileSync(path.join(readme, file), 'utf8')
+        .replace(/from 'cdk-s3files-lambda'/g, `from '${path.join(root, 'src')}'`)
+        .replace(/path\.join\(__dirname, 'worker\.ts'\)/g, `'${path.join(readme, 'worker.ts')}'`);
+      fs.writeFileSync(path.join(dir, file), source);
     }
-    return templates;
+    // Each program in turn, with its own output directory; a failure names the program.
+    fs.writeFileSync(path.join(dir, 'run-all.js'), `
+      for (const file of ${JSON.stringify(files)}) {
+        process.env.CDK_OUTDIR = require('path').join(${JSON.stringify(dir)}, 'out', file);
+        try { require(require('path').join(${JSON.stringify(dir)}, file)); }
+        catch (e) { console.error(file + ' failed: ' + (e && e.stack || e)); process.exit(1); }
+      }`);
+    const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(dir, 'run-all.js')], {
+      cwd: root, encoding: 'utf8', timeout: 180_000,
+      env: { ...process.env, TS_NODE_PROJECT: path.join(root, 'test', 'tsconfig.json') },
+    });
+    if (r.status !== 0) throw new Error(`examples/readme failed to synthesize: ${r.stderr}`);
+    const result = new Map<string, Record<string, any>>();
+    for (const file of files) {
+      const out = path.join(dir, 'out', file);
+      const templates: Record<string, any> = {};
+      for (const f of fs.readdirSync(out).filter((n) => n.endsWith('.template.json'))) {
+        templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));
+      }
+      result.set(file, templates);
+    }
+    return result;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
