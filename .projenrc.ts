@@ -231,6 +231,21 @@ project.addTask('test:ci', {
   exec: 'bash scripts/test-ci.sh',
 });
 
+// The day-to-day loop (~2.5 min on 2 cores): constructs, mounts, snapshots, lifecycle, README
+// programs, validators and IAM checks; not the handlers against local servers, the release and
+// packaging checks, the integ asserts or the bindings (test:ci runs those).
+project.addTask('test:fast', {
+  description: 'The inner loop: unit, snapshot, lifecycle and validator suites, no coverage (~2.5 min); test:ci runs everything',
+  steps: [
+    { spawn: 'setup:python' },
+    { exec: 'bash scripts/bundle-if-stale.sh' },
+    {
+      exec: "jest --coverage=false --testPathIgnorePatterns /node_modules/ '<rootDir>/test/integ/handlers/' '<rootDir>/test/lambda/' '<rootDir>/test/release' '<rootDir>/test/packaging' '<rootDir>/test/docs'",
+      receiveArgs: true,
+    },
+  ],
+});
+
 // API reference per language: jsii-docgen renders Python and Java signatures (snake_case, builders)
 // for readers who never see TypeScript.
 const docgen = project.tasks.tryFind('docgen')!;

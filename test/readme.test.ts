@@ -48,6 +48,13 @@ describe('README quick start', () => {
     // THEN CI runs that same test command
     expect(fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8')).toMatch(/^npm run test:ci$/m);
   });
+
+  test('every `npm run <script>` the README names is a script of package.json', () => {
+    const scripts = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
+    const named = [...readme.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]);
+    expect(named).toEqual(expect.arrayContaining(['test:ci', 'test:fast']));
+    expect(named.filter((n) => !(n in scripts))).toEqual([]);
+  });
 });
 
 describe('README: what the quick start creates', () => {
