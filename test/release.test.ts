@@ -78,7 +78,7 @@ describe('versions come from Conventional Commits: in 0.x a breaking change bump
     git('commit', '-q', '-m', message);
   };
   const bump = (): { version: string; changelog: string; tag: string } => {
-    execFileSync(process.execPath, [projen, 'unbump'], { cwd: repo, stdio: 'pipe' });
+    // (each case starts from a `git reset --hard`, which restores package.json as `unbump` would)
     execFileSync(process.execPath, [projen, 'bump'], { cwd: repo, stdio: 'pipe', env: { ...process.env, BUMP_PACKAGE: '' } });
     const read = (f: string) => readFileSync(join(repo, 'dist', f), 'utf8');
     return { version: read('version.txt'), changelog: read('changelog.md'), tag: read('releasetag.txt') };
@@ -114,6 +114,7 @@ describe('versions come from Conventional Commits: in 0.x a breaking change bump
   });
   // Last: it removes the tag the cases above start from.
   test('without any release tag, the first release keeps package.json\'s version (README: tag the start by hand)', () => {
+    git('reset', '-q', '--hard');
     git('tag', '-d', 'v0.1.0');
     expect(bump().version).toBe('0.0.0');
   });
