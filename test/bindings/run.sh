@@ -34,7 +34,6 @@ step() {
   local name="$1"; shift
   local log="$work/logs/${name//[^a-zA-Z0-9]/_}.log"
   local start=$SECONDS
-  printf '%-28s ' "$name"
   # Not inside `if`: there bash would ignore errexit for every command of the step's function.
   local rc=0
   set +e
@@ -42,10 +41,10 @@ step() {
   rc=$?
   set -e
   if [[ $rc -eq 0 ]]; then
-    echo "ok ($((SECONDS - start)) s)"
+    printf '%-28s ok (%d s)\n' "$name" $((SECONDS - start))
     printf '%-28s %5d s\n' "$name" $((SECONDS - start)) >>"$timings"
   else
-    echo "FAILED (exit $rc, $((SECONDS - start)) s); last lines of $log:"
+    printf '%-28s FAILED (exit %d, %d s); last lines of %s:\n' "$name" "$rc" $((SECONDS - start)) "$log"
     tail -n 60 "$log" | sed 's/^/    /'
     exit 1
   fi
@@ -73,8 +72,14 @@ step "comparator self-test" python3 test/bindings/compare_templates.py --self-te
 
 # --- @example blocks: compiled against rosetta/default.ts-fixture, translated to Python and Java --
 examples_compile() {
-  npx jsii-rosetta extract --compile --output "$work/tablet.json" .jsii
-  node test/bindings/check-examples.js "$work/tablet.json" .jsii
+  # test:bindings ran `rosetta:extract` (.jsii.tabl.json, which jsii-pacmak reads) just before:
+  # check that tablet; extract anew only when it is missing or older than the assembly.
+  local tablet=.jsii.tabl.json
+  if [[ ! -f "$tablet" || "$tablet" -ot .jsii ]]; then
+    tablet="$work/tablet.json"
+    npx jsii-rosetta extract --compile --output "$tablet" .jsii
+  fi
+  node test/bindings/check-examples.js "$tablet" .jsii
 }
 step "@example compile" examples_compile
 
@@ -89,7 +94,6 @@ python_synth() {
   (cd examples/readme && CDK_OUTDIR="$work/out/readme-python" "$work/venv/bin/python" quickstart.py)
   (cd examples/readme && CDK_OUTDIR="$work/out/sharing-python" "$work/venv/bin/python" sharing.py)
 }
-step "venv + pip install" python_setup
 # help() shows the example in Python.
 python_docs() {
   "$work/venv/bin/python" - <<'PY'
@@ -99,8 +103,6 @@ assert "Example::" in doc and 'shared.mount_on_task_definition(task_definition, 
 print("S3FilesAccessPoint.__doc__ has its Python example")
 PY
 }
-step "python docstrings" python_docs
-step "python synth" python_synth
 
 # --- Java: the built jar in the project-local repository, the example built with Maven --------
 java_synth() {
@@ -118,14 +120,12 @@ java_synth() {
   CDK_OUTDIR="$work/out/readme-java" java -cp "$work/readme-java:$cp" QuickStart
   CDK_OUTDIR="$work/out/sharing-java" java -cp "$work/readme-java:$cp" Sharing
 }
-step "java build + synth" java_synth
 # javadoc shows the example in Java.
 java_docs() {
   python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' \
     "$jar_dir/cdk-s3files-lambda-$lib_version-sources.jar" io/github/cdks3files/lambda/S3FilesAccessPoint.java \
     | grep -F 'shared.mountOnTaskDefinition(taskDefinition, EcsMountOptions.builder().containerPath("/data").readOnly(true).build());'
 }
-step "java javadoc" java_docs
 
 # --- TypeScript: the same sources, importing the compiled library by its package name ---------
 ts_synth() {
@@ -138,11 +138,32 @@ ts_synth() {
   # Type-check both once (strict), then run them without checking again.
   echo '{ "extends": "./tsconfig.json", "include": ["app.ts", "quickstart.ts", "sharing.ts"] }' >"$dir/tsconfig.check.json"
   (cd "$dir" && "$root/node_modules/.bin/tsc" --noEmit -p tsconfig.check.json)
-  (cd "$dir" && CDK_OUTDIR="$work/out/example-typescript" "$root/node_modules/.bin/ts-node" --transpile-only --project tsconfig.json app.ts)
-  (cd "$dir" && CDK_OUTDIR="$work/out/readme-typescript" "$root/node_modules/.bin/ts-node" --transpile-only --project tsconfig.json quickstart.ts)
-  (cd "$dir" && CDK_OUTDIR="$work/out/sharing-typescript" "$root/node_modules/.bin/ts-node" --transpile-only --project tsconfig.json sharing.ts)
+  # All programs in one Node process (aws-cdk-lib loads once); each makes its own App, and an App
+  # reads CDK_OUTDIR when it is constructed.
+  cat >"$dir/run-all.js" <<'JS'
+const path = require('path');
+for (const pair of process.argv.slice(2)) {
+  const [program, out] = pair.split('=');
+  process.env.CDK_OUTDIR = out;
+  require(path.resolve(program));
 }
-step "typescript synth" ts_synth
+JS
+  (cd "$dir" && TS_NODE_PROJECT=tsconfig.json node -r "$root/node_modules/ts-node/register/transpile-only" run-all.js \
+    "app.ts=$work/out/example-typescript" "quickstart.ts=$work/out/readme-typescript" "sharing.ts=$work/out/sharing-typescript")
+}
+
+# Python, Java and TypeScript side by side (each mostly on one core); a failed step ends its chain.
+python_all() { step "venv + pip install" python_setup; step "python docstrings" python_docs; step "python synth" python_synth; }
+java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; }
+ts_all() { step "typescript synth" ts_synth; }
+pids=()
+for chain in python_all java_all ts_all; do
+  ( "$chain" ) &
+  pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[[ $failed -eq 0 ]] || { echo "a language chain failed (above)"; exit 1; }
 
 # --- compare --------------------------------------------------------------------------------
 compare_all() {
