@@ -39,7 +39,9 @@ function synthPrograms(files: string[]): Map<string, Record<string, any>> {
         catch (e) { console.error(file + ' failed: ' + (e && e.stack || e)); process.exit(1); }
       }`);
     const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(dir, 'run-all.js')], {
-      cwd: root, encoding: 'utf8', timeout: 180_000,
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 180_000,
       env: { ...process.env, TS_NODE_PROJECT: path.join(root, 'test', 'tsconfig.json') },
     });
     if (r.status !== 0) throw new Error(`examples/readme failed to synthesize: ${r.stderr}`);
