@@ -5,7 +5,7 @@
 # other work (a 2-core machine). Nothing is skipped: each phase below is a projen task or the same
 # command the `test` task runs. Prints every phase's log as it ends and the time of each at the end.
 #
-#   1. jsii compile                | Python tool venv (pip) | Maven seed (downloads)
+#   1. jsii compile                | Python tool venv (pip) | Maven seed, aws-cdk-lib wheel (downloads)
 #   2. bundle, then jest (alone: its timing-sensitive suites get both cores)
 #   3. eslint, tsc, integ asserts, docgen | bindings (rosetta, jsii-pacmak, wheel and jar, 3-language synth)
 # (No test reads API.md: docgen waits for phase 3, where the bindings leave a core free.)
@@ -41,12 +41,18 @@ together() {
 build()    { run compile npx projen compile; }
 pytools()  { run setup:python npx projen setup:python; }
 maven()    { run seed:maven npx projen seed:maven; }
+# The bindings phase installs aws-cdk-lib's wheel (~ tens of MB) into a fresh venv: download it
+# now, while jsii compiles, so that install reads pip's cache instead of the network.
+wheels()   {
+  local v; v="$(node -p "require('./node_modules/aws-cdk-lib/package.json').version")"
+  run pip-prefetch python3 -m pip download -q --disable-pip-version-check -d "$(mktemp -d)" "aws-cdk-lib==$v" "constructs>=10.5.0,<11.0.0"
+}
 lint()     { run eslint npx projen eslint && run tsc npx tsc --noEmit -p test/tsconfig.json && integ && run docgen npx projen docgen; }
 integ()    { for n in comparison shared-file-system cross-compute; do run "integ:$n:assert" npx projen "integ:$n:assert" || return 1; done; }
 bindings() { run test:bindings npx projen test:bindings; }
 
 status=0
-together build pytools maven || status=1
+together build pytools maven wheels || status=1
 if [[ $status -eq 0 ]]; then
   run bundle npx projen bundle || status=1
 fi
