@@ -49,6 +49,21 @@ describe('README quick start', () => {
     expect(fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8')).toMatch(/^npm run test:ci$/m);
   });
 
+  test('the CLI note states the schema the pinned aws-cdk-lib writes and the CLI the project tests with', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const lib = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'aws-cdk-lib', 'package.json'), 'utf8')).version;
+    const schema = jest.requireActual('aws-cdk-lib/cloud-assembly-schema').Manifest.version();
+    const text = readme.replace(/\s+/g, ' ');
+    expect(pkg.devDependencies['aws-cdk-lib']).toBe(lib);
+    expect(text).toContain(`aws-cdk-lib ${lib} writes schema ${schema}`);
+    expect(text).toContain(`\`aws-cdk\` ${pkg.devDependencies['aws-cdk']}, reads it`);
+  });
+
+  test('the Java install line installs the sources and javadoc jars, as the bindings check does', () => {
+    expect(readme).toMatch(/mvn install:install-file -Dfile=\$j\.jar -DpomFile=\$j\.pom -Dsources=\$j-sources\.jar -Djavadoc=\$j-javadoc\.jar/);
+    expect(fs.readFileSync(path.join(root, 'test', 'bindings', 'run.sh'), 'utf8')).toContain('-Dsources="$j-sources.jar" -Djavadoc="$j-javadoc.jar"');
+  });
+
   test('every `npm run <script>` the README names is a script of package.json', () => {
     const scripts = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
     const named = [...readme.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]);
@@ -82,6 +97,19 @@ describe('README: mounting on your own function and on an imported file system',
     ['### Who can mount', 'one-access-point.ts'],
   ])('the snippet under %s is examples/readme/%s', (heading, file) => {
     expect(block(heading, 'ts')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8'));
+  });
+
+  test.each([
+    ['### Your own function', 'own_function.py', 'OwnFunction.java'],
+    ['### An existing file system', 'imported.py', 'Imported.java'],
+    ['### Containers, Batch jobs, instances and agents', 'other_compute.py', 'OtherCompute.java'],
+    ['### Monitoring', 'monitoring.py', 'Monitoring.java'],
+  ])('the Python and Java snippets under %s are examples/readme/%s and %s (the bindings check synthesizes and compares them)', (heading, py, java) => {
+    expect(block(heading, 'python')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', py), 'utf8'));
+    expect(block(heading, 'java')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', java), 'utf8'));
+    // AND test/bindings/run.sh lists the program in all three languages
+    const run = fs.readFileSync(path.join(root, 'test', 'bindings', 'run.sh'), 'utf8');
+    expect(run).toContain(` ${py} ${java.replace('.java', '')}"`);
   });
 
   test('own-function.ts: the NodejsFunction in the compute stack mounts the storage stack\'s access point', () => {

@@ -2,7 +2,7 @@
 # Python and Java bindings check: compiles every @example (jsii-rosetta) and checks that the Python
 # docstrings and javadoc carry it translated; installs the built wheel into a fresh venv and the
 # built jar into the project-local Maven repository, synthesizes the example app and the README's
-# quick start and sharing programs in TypeScript, Python and Java, and fails with a unified diff
+# programs (examples/readme) in TypeScript, Python and Java, and fails with a unified diff
 # unless the templates are identical (asset hashes and CDK metadata aside).
 #
 # Usage: test/bindings/run.sh [--build]
@@ -22,6 +22,16 @@ cd "$root"
 cdk_version="$(node -p "require('./node_modules/aws-cdk-lib/package.json').version")"
 lib_version="$(node -p "require('./package.json').version")"
 mvn_flags=(-B -q -ntp -Dstyle.color=never -Dmaven.repo.local="$m2")
+# The README's programs (examples/readme), one per line: output name, TypeScript file, Python
+# file, Java class. Each is synthesized in the three languages and the templates compared.
+readme_programs=(
+  "readme quickstart.ts quickstart.py QuickStart"
+  "sharing sharing.ts sharing.py Sharing"
+  "own-function own-function.ts own_function.py OwnFunction"
+  "imported imported.ts imported.py Imported"
+  "other-compute other-compute.ts other_compute.py OtherCompute"
+  "monitoring monitoring.ts monitoring.py Monitoring"
+)
 [[ "${BINDINGS_MAVEN_OFFLINE:-}" == "1" ]] && mvn_flags+=(-o)
 
 rm -rf "$work"
@@ -91,8 +101,11 @@ python_setup() {
 }
 python_synth() {
   (cd examples/python && CDK_OUTDIR="$work/out/example-python" "$work/venv/bin/python" app.py)
-  (cd examples/readme && CDK_OUTDIR="$work/out/readme-python" "$work/venv/bin/python" quickstart.py)
-  (cd examples/readme && CDK_OUTDIR="$work/out/sharing-python" "$work/venv/bin/python" sharing.py)
+  local name ts py java
+  for program in "${readme_programs[@]}"; do
+    read -r name ts py java <<<"$program"
+    (cd examples/readme && CDK_OUTDIR="$work/out/$name-python" "$work/venv/bin/python" "$py")
+  done
 }
 # help() shows the example in Python.
 python_docs() {
@@ -107,8 +120,12 @@ PY
 # --- Java: the built jar in the project-local repository, the example built with Maven --------
 java_synth() {
   bash scripts/seed-maven-repo.sh "$m2"
+  # As the README installs it: the jar with its sources and javadoc jars (an IDE shows the docs).
+  local j="$jar_dir/cdk-s3files-lambda-$lib_version"
   mvn "${mvn_flags[@]}" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
-    -Dfile="$jar_dir/cdk-s3files-lambda-$lib_version.jar" -DpomFile="$jar_dir/cdk-s3files-lambda-$lib_version.pom"
+    -Dfile="$j.jar" -DpomFile="$j.pom" -Dsources="$j-sources.jar" -Djavadoc="$j-javadoc.jar"
+  local installed="$m2/io/github/cdks3files/cdk-s3files-lambda/$lib_version/cdk-s3files-lambda-$lib_version"
+  for f in "$installed-sources.jar" "$installed-javadoc.jar"; do [[ -s "$f" ]] || { echo "missing $f after install-file"; exit 1; }; done
   (cd examples/java && CDK_OUTDIR="$work/out/example-java" mvn "${mvn_flags[@]}" \
     -Dcdk.version="$cdk_version" -Dcdk-s3files-lambda.version="$lib_version" compile exec:java)
   # The README snippet compiles against the example's dependency classpath.
@@ -116,9 +133,12 @@ java_synth() {
     org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile="$work/java-classpath.txt")
   local cp
   cp="$(cat "$work/java-classpath.txt")"
-  javac -d "$work/readme-java" -cp "$cp" examples/readme/QuickStart.java examples/readme/Sharing.java
-  CDK_OUTDIR="$work/out/readme-java" java -cp "$work/readme-java:$cp" QuickStart
-  CDK_OUTDIR="$work/out/sharing-java" java -cp "$work/readme-java:$cp" Sharing
+  javac -d "$work/readme-java" -cp "$cp" examples/readme/*.java
+  local name ts py java
+  for program in "${readme_programs[@]}"; do
+    read -r name ts py java <<<"$program"
+    (cd examples/readme && CDK_OUTDIR="$work/out/$name-java" java -cp "$work/readme-java:$cp" "$java")
+  done
 }
 # javadoc shows the example in Java.
 java_docs() {
@@ -131,12 +151,18 @@ java_docs() {
 ts_synth() {
   local dir="$work/ts"
   mkdir -p "$dir/node_modules/@types"
-  cp examples/typescript/app.ts examples/typescript/tsconfig.json examples/readme/quickstart.ts examples/readme/sharing.ts "$dir/"
+  cp examples/typescript/app.ts examples/typescript/tsconfig.json examples/readme/*.ts "$dir/"
+  # NodejsFunction (own-function.ts) bundles with the project's esbuild and wants a lock file, as
+  # in a user's project.
+  echo '{ "lockfileVersion": 3 }' >"$dir/package-lock.json"
+  mkdir -p "$dir/node_modules/.bin"
+  ln -s "$root/node_modules/esbuild" "$dir/node_modules/esbuild"
+  ln -s "$root/node_modules/.bin/esbuild" "$dir/node_modules/.bin/esbuild"
   ln -s "$root" "$dir/node_modules/cdk-s3files-lambda"
   ln -s "$root/node_modules/aws-cdk-lib" "$root/node_modules/constructs" "$dir/node_modules/"
   ln -s "$root/node_modules/@types/node" "$dir/node_modules/@types/node"
   # Type-check both once (strict), then run them without checking again.
-  echo '{ "extends": "./tsconfig.json", "include": ["app.ts", "quickstart.ts", "sharing.ts"] }' >"$dir/tsconfig.check.json"
+  echo '{ "extends": "./tsconfig.json", "include": ["*.ts"] }' >"$dir/tsconfig.check.json"
   (cd "$dir" && "$root/node_modules/.bin/tsc" --noEmit -p tsconfig.check.json)
   # All programs in one Node process (aws-cdk-lib loads once); each makes its own App, and an App
   # reads CDK_OUTDIR when it is constructed.
@@ -148,8 +174,12 @@ for (const pair of process.argv.slice(2)) {
   require(path.resolve(program));
 }
 JS
-  (cd "$dir" && TS_NODE_PROJECT=tsconfig.json node -r "$root/node_modules/ts-node/register/transpile-only" run-all.js \
-    "app.ts=$work/out/example-typescript" "quickstart.ts=$work/out/readme-typescript" "sharing.ts=$work/out/sharing-typescript")
+  local pairs=("app.ts=$work/out/example-typescript") name ts py java
+  for program in "${readme_programs[@]}"; do
+    read -r name ts py java <<<"$program"
+    pairs+=("$ts=$work/out/$name-typescript")
+  done
+  (cd "$dir" && TS_NODE_PROJECT=tsconfig.json node -r "$root/node_modules/ts-node/register/transpile-only" run-all.js "${pairs[@]}")
 }
 
 # Python, Java and TypeScript side by side (each mostly on one core); a failed step ends its chain.
@@ -168,7 +198,10 @@ for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 # --- compare --------------------------------------------------------------------------------
 compare_all() {
   local rc=0
-  for app in example readme sharing; do
+  local name rest
+  for app in example "${readme_programs[@]}"; do
+    read -r name rest <<<"$app"
+    app="$name"
     python3 test/bindings/compare_templates.py "typescript=$work/out/$app-typescript" \
       "python=$work/out/$app-python" "java=$work/out/$app-java" || rc=1
   done
