@@ -21,7 +21,7 @@ import { mountOnService, mountOnTaskDefinition } from './private/ecs-mount';
 import { mountOnFunction } from './private/lambda-mount';
 import {
   validateAccessPointPath, validatePermissions, validatePosixId, validateS3FilesActions, validateSecondaryGids,
-  invalid,
+  invalid, spelling,
 } from './private/validation';
 import { IS3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system-base';
 
@@ -376,7 +376,7 @@ export class S3FilesAccessPoint extends S3FilesAccessPointBase {
     validatePermissions(this, permissions);
     if (this.posixUser.uid === 0) {
       Annotations.of(this).addWarningV2('cdk-s3files-lambda:posixUserRoot',
-        'posixUser.uid is 0 (root): every client of this access point acts as root on the file system. Use a non-root uid such as 1000 unless root is required.');
+        `posixUser.uid is 0 (root): every client of this access point acts as root on the file system. Use a non-root uid such as 1000 unless root is required.${spelling(['posixUser.uid'])}`);
     }
 
     const uid = Tokenization.stringifyNumber(this.posixUser.uid);
@@ -464,7 +464,7 @@ function checkAccessPointArn(scope: Construct, arn: string, accessPointId: strin
   if (!given) {
     Annotations.of(scope).addWarningV2('cdk-s3files-lambda:accessPointFileSystemUnchecked',
       `accessPointArn belongs to ${fileSystemId}, and the id of ${fileSystem.node.path} is only known at deploy time, so the library cannot check that they match. `
-      + 'An access point mounts only with its own file system: import the file system it belongs to.');
+      + `An access point mounts only with its own file system: import the file system it belongs to.${spelling(['accessPointArn'])}`);
   } else if (given.value !== given.ours) {
     invalid(scope, 'accessPointArn', arn, `it is an access point of ${fileSystemArn}, and fileSystem (${fileSystem.node.path}) has the ${given.what} ${given.value}`,
       'pass the file system the access point belongs to as fileSystem');

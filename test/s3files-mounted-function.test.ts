@@ -431,8 +431,8 @@ describe('S3FilesMountedFunction: direct S3 reads', () => {
 
 describe('S3FilesMountedFunction: validation', () => {
   test.each([
-    [{ accessPointOptions: { posixUser: { uid: -1, gid: 1 } } }, /invalid accessPointOptions\.posixUser\.uid -1: .*\(In Python: access_point_options\.posix_user\.uid\.\)$/],
-    [{ fileSystemOptions: { prefix: 'no-slash' } }, /invalid fileSystemOptions\.prefix "no-slash": .*\(In Python: file_system_options\.prefix\.\)$/],
+    [{ accessPointOptions: { posixUser: { uid: -1, gid: 1 } } }, /invalid accessPointOptions\.posixUser\.uid -1: .*\(Python: access_point_options\.posix_user\.uid; Java builders: accessPointOptions\(…\) › posixUser\(…\) › uid\(…\)\.\)$/],
+    [{ fileSystemOptions: { prefix: 'no-slash' } }, /invalid fileSystemOptions\.prefix "no-slash": .*\(Python: file_system_options\.prefix; Java builders: fileSystemOptions\(…\) › prefix\(…\)\.\)$/],
   ])('a bad nested option is named as written, with its Python spelling (%#)', (props, message) => {
     expect(() => mounted(props as Partial<S3FilesMountedFunctionProps>)).toThrow(message);
   });

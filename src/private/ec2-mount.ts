@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, openNfs, waitForMount } from './client-access';
 import { mountCommand, MOUNT_FUNCTION } from './ec2-user-data';
-import { inUnit, invalid, validateContainerPath } from './validation';
+import { inUnit, invalid, spelling, validateContainerPath } from './validation';
 import type { Ec2MountOptions } from '../mount/ec2';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
 
@@ -84,7 +84,7 @@ export function mountOnAutoScalingGroup(group: autoscaling.AutoScalingGroup, acc
   const cfn = group.node.defaultChild as autoscaling.CfnAutoScalingGroup;
   if (!cfn.cfnOptions.updatePolicy?.autoScalingRollingUpdate && !cfn.cfnOptions.updatePolicy?.autoScalingReplacingUpdate) {
     Annotations.of(group).addWarningV2('cdk-s3files-lambda:asgNoUpdatePolicy',
-      `${group.node.path} has no update policy, so a later change of the mount (access point, path, readOnly, file system) reaches only new instances; running ones keep the old mount, which the role may no longer be allowed. Give the group updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() (or replacingUpdate()).`);
+      `${group.node.path} has no update policy, so a later change of the mount (access point, path, readOnly, file system) reaches only new instances; running ones keep the old mount, which the role may no longer be allowed. Give the group updatePolicy: autoscaling.UpdatePolicy.rollingUpdate() (or replacingUpdate()).${spelling(['updatePolicy'])}`);
   }
   mountOnEc2({
     scope: group,

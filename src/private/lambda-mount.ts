@@ -4,7 +4,7 @@ import {
   checkClientAzs, checkSameVpc, clientActions, fileSystemOf, grantDirectReads, grantValidationReads, joinSecurityGroup, openNfs, waitForMount,
 } from './client-access';
 import { describeDirectS3Read } from './direct-s3-read';
-import { invalid, validateMountPath, warnUnresolved } from './validation';
+import { invalid, spelling, validateMountPath, warnUnresolved } from './validation';
 import type { LambdaMountOptions } from '../mount/lambda';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
 
@@ -82,12 +82,12 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
 
   if (options.readOnly && options.rootAccess) {
     Annotations.of(fn).addWarningV2('cdk-s3files-lambda:readOnlyWithRootAccess',
-      'readOnly and rootAccess are both set: root access without write access only widens what can be read. Drop rootAccess unless the function must read root-only entries.');
+      `readOnly and rootAccess are both set: root access without write access only widens what can be read. Drop rootAccess unless the function must read root-only entries.${spelling(['readOnly', 'rootAccess'])}`);
   }
   // Only for an explicit AUTO: by default, small functions simply read through the file system.
   const memory = cfn.memorySize ?? 128;
   if (options.directS3Read !== undefined && directRead.mode === 'AUTO' && !Token.isUnresolved(memory) && memory < AUTO_DIRECT_READ_MIN_MEMORY_MB) {
     Annotations.of(fn).addWarningV2('cdk-s3files-lambda:autoDirectReadLowMemory',
-      `memorySize is ${memory} MB and directS3Read is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or DirectS3Read.enabled(bucket).`);
+      `memorySize is ${memory} MB and directS3Read is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or DirectS3Read.enabled(bucket).${spelling(['memorySize', 'directS3Read'])}`);
   }
 }

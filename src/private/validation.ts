@@ -15,13 +15,23 @@ export const MAX_SECONDARY_GIDS = 16;
  */
 export function invalid(scope: IConstruct | string, prop: string, value: unknown, problem: string, fix: string): never {
   const path = typeof scope === 'string' ? scope : scope.node.path;
-  throw new Error(`${path}: invalid ${prop} ${describe(value)}: ${problem}. Fix: ${fix}.${pythonSpelling(prop)}`);
+  throw new Error(`${path}: invalid ${prop} ${describe(value)}: ${problem}. Fix: ${fix}.${spelling([prop])}`);
 }
 
-/** The jsii Python binding spells props in snake_case (Java and TypeScript share the camelCase names). */
-function pythonSpelling(prop: string): string {
-  const snake = prop.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-  return snake === prop ? '' : ` (In Python: ${snake}.)`;
+/**
+ * How the Python and Java bindings spell the props a message names, labelled, for props whose
+ * Python name differs: Python uses snake_case keyword arguments, Java the camelCase builder
+ * methods (nested props through their own builders). Empty when every name reads the same.
+ */
+export function spelling(props: string[]): string {
+  const differ = props.filter((prop) => snake(prop) !== prop);
+  if (differ.length === 0) return '';
+  const java = differ.map((prop) => prop.split('.').map((part) => `${part}(…)`).join(' › '));
+  return ` (Python: ${differ.map(snake).join(', ')}; Java builders: ${java.join(', ')}.)`;
+}
+
+function snake(prop: string): string {
+  return prop.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
 
 /**
@@ -36,7 +46,7 @@ export function asNestedProp<T>(prefix: string, build: () => T, topLevel: string
     const named = e instanceof Error ? / invalid ([A-Za-z0-9.[\]]+) /.exec(e.message) : null;
     if (e instanceof Error && named && !topLevel.includes(named[1])) {
       const prop = `${prefix}.${named[1]}`;
-      e.message = e.message.replace(named[0], ` invalid ${prop} `).replace(/ \(In Python: [^)]*\)$/, '') + pythonSpelling(prop);
+      e.message = e.message.replace(named[0], ` invalid ${prop} `).replace(/ \(Python: .*\.\)$/, '') + spelling([prop]);
     }
     throw e;
   }
@@ -69,7 +79,7 @@ export function describe(value: unknown): string {
  */
 export function warnUnresolved(scope: IConstruct, prop: string): void {
   Annotations.of(scope).addWarningV2('cdk-s3files-lambda:unresolvedToken',
-    `${prop} is an unresolved token, so it is not validated at synth time; a bad value fails the deployment instead. Use a literal where you can.`);
+    `${prop} is an unresolved token, so it is not validated at synth time; a bad value fails the deployment instead. Use a literal where you can.${spelling([prop])}`);
 }
 
 /** Values that arrive through jsii from other languages may have the wrong runtime type. */

@@ -183,7 +183,12 @@ JS
 }
 
 # Python, Java and TypeScript side by side (each mostly on one core); a failed step ends its chain.
-python_all() { step "venv + pip install" python_setup; step "python docstrings" python_docs; step "python synth" python_synth; }
+# What a Python user meets on bad input: the library's errors and warnings in Python's spelling.
+python_errors() { "$work/venv/bin/python" test/bindings/errors.py; }
+python_all() {
+  step "venv + pip install" python_setup; step "python docstrings" python_docs; step "python synth" python_synth
+  step "python errors" python_errors
+}
 java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; }
 ts_all() { step "typescript synth" ts_synth; }
 pids=()

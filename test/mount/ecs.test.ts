@@ -197,7 +197,7 @@ describe('mountOnTaskDefinition', () => {
       const td = new ecs.FargateTaskDefinition(s, 'Rel');
       td.addContainer('app', { image: IMAGE });
       return ap.mountOnTaskDefinition(td, { containerPath: 'data' });
-    }, /invalid containerPath "data": it must be an absolute path.*\(In Python: container_path\.\)/],
+    }, /invalid containerPath "data": it must be an absolute path.*\(Python: container_path; Java builders: containerPath\(…\)\.\)/],
     ['a bad volume name', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'BadName');
       td.addContainer('app', { image: IMAGE });
