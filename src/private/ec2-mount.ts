@@ -130,7 +130,7 @@ export function mountOnLaunchTemplate(template: ec2.LaunchTemplate, accessPoint:
 
 function notLinux(scope: IConstruct): never {
   invalid(scope, 'machineImage', 'Windows', 'the S3 Files mount helper (amazon-efs-utils) runs on Linux only',
-    'use a Linux AMI (Amazon Linux 2023, Amazon Linux 2, RHEL 8/9)');
+    'use a Linux AMI (Amazon Linux 2023 or 2, RHEL 8/9, Ubuntu 20.04-24.04, SLES 15)');
 }
 
 function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, options: Ec2MountOptions): void {

@@ -46,7 +46,8 @@ if [ -n "$calls" ]; then bash -c "$mounts"; fi
 
 /**
  * Defines `s3files_mount FS_ID ACCESS_POINT_ID MOUNT_PATH READ_ONLY MIN_VERSION TIMEOUT_SECONDS`.
- * It installs (or upgrades) amazon-efs-utils with dnf or yum, writes one fstab line (`_netdev,nofail`
+ * It installs (or upgrades) amazon-efs-utils (dnf or yum on Amazon Linux; the efs-utils project's
+ * installer on RHEL, Ubuntu and SLES; anything else fails with a message), writes one fstab line (`_netdev,nofail`
  * so a boot never hangs on it; replaced, not duplicated, on a re-run), and mounts, retrying with
  * backoff while the mount target is not reachable yet, until the timeout.
  *
@@ -72,20 +73,47 @@ S3FILES_PER_BOOT
     chmod 0755 /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh
   }
   version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
-  installed_version() { rpm -q --queryformat '%{VERSION}' amazon-efs-utils 2>/dev/null || true; }
+  # The version of the installed package (rpm, or dpkg without the Debian revision), empty if none.
+  installed_version() {
+    if command -v rpm >/dev/null 2>&1 && rpm -q amazon-efs-utils >/dev/null 2>&1; then
+      rpm -q --queryformat '%{VERSION}' amazon-efs-utils
+    elif command -v dpkg-query >/dev/null 2>&1; then
+      dpkg-query -s amazon-efs-utils 2>/dev/null | awk '$1 == "Version:" { sub(/-[^-]*$/, "", $2); print $2 }' || true
+    fi
+  }
+  # shellcheck source=/dev/null
+  os_id="$( (set +u; . /etc/os-release 2>/dev/null && echo "$ID $VERSION_ID") || echo unknown)"
 
   have="$(installed_version)"
   if [ -z "$have" ] || ! version_ge "$have" "$min_version"; then
-    if command -v dnf >/dev/null 2>&1; then
-      dnf install -y amazon-efs-utils
-      [ -z "$have" ] || dnf upgrade -y amazon-efs-utils
-    elif command -v yum >/dev/null 2>&1; then
-      yum install -y amazon-efs-utils
-      [ -z "$have" ] || yum update -y amazon-efs-utils
-    else
-      log "no dnf or yum: install amazon-efs-utils >= $min_version yourself (https://github.com/aws/efs-utils)"
-      exit 1
-    fi
+    case "$os_id" in
+      amzn\ *)
+        # Amazon Linux carries amazon-efs-utils in its own repositories.
+        if command -v dnf >/dev/null 2>&1; then
+          dnf install -y amazon-efs-utils
+          [ -z "$have" ] || dnf upgrade -y amazon-efs-utils
+        elif command -v yum >/dev/null 2>&1; then
+          yum install -y amazon-efs-utils
+          [ -z "$have" ] || yum update -y amazon-efs-utils
+        else
+          log "no dnf or yum: install amazon-efs-utils >= $min_version yourself (https://github.com/aws/efs-utils)"
+          exit 1
+        fi
+        ;;
+      rhel\ *|ubuntu\ *|sles\ *)
+        # The efs-utils project's pre-built packages for the distributions it supports (its
+        # INSTALL.md: curl https://amazon-efs-utils.aws.com/efs-utils-installer.sh | sudo sh -s -- --install).
+        log "installing amazon-efs-utils on $os_id with the efs-utils installer"
+        installer="$(mktemp)"
+        curl -fsSL --retry 5 https://amazon-efs-utils.aws.com/efs-utils-installer.sh > "$installer"
+        sh "$installer" --install
+        rm -f "$installer"
+        ;;
+      *)
+        log "amazon-efs-utils >= $min_version is not installed, and this library installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on $os_id: install it in the image (https://github.com/aws/efs-utils/blob/master/INSTALL.md)"
+        exit 1
+        ;;
+    esac
     have="$(installed_version)"
     if [ -z "$have" ] || ! version_ge "$have" "$min_version"; then
       log "amazon-efs-utils '$have' is installed, but S3 Files needs >= $min_version"

@@ -241,7 +241,18 @@ const STUBS: Record<string, string> = {
   umount: 'echo "umount $*" >> "$STATE/calls"; grep -vxF -- "$1" "$STATE/mounted" > "$STATE/mounted.new" || true; mv "$STATE/mounted.new" "$STATE/mounted"',
   chattr: 'echo "chattr $*" >> "$STATE/calls"',
   // The instance metadata service: a token, then the user data in $STATE/user-data (none: no IMDS).
-  curl: 'case "$*" in *api/token*) [ -e "$STATE/user-data" ] && echo token || exit 7;; *user-data*) cat "$STATE/user-data";; *) exit 22;; esac',
+  // and the efs-utils project's installer (it installs what $STATE/repo holds).
+  curl: [
+    'case "$*" in',
+    '  *api/token*) [ -e "$STATE/user-data" ] && echo token || exit 7;;',
+    '  *user-data*) cat "$STATE/user-data";;',
+    '  *efs-utils-installer.sh*) echo "curl $*" >> "$STATE/calls"',
+    '    printf \'%s\\n\' \'echo "installer $*" >> "$STATE/calls"\' \'if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi\';;',
+    '  *) exit 22;;',
+    'esac',
+  ].join('\n'),
+  // dpkg on Debian-family images (only there: see Scenario.packages).
+  'dpkg-query': '[ -s "$STATE/installed" ] && printf "Package: amazon-efs-utils\\nStatus: install ok installed\\nVersion: %s-1\\n" "$(cat "$STATE/installed")" || exit 1',
   sleep: 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
 };
 
@@ -252,6 +263,10 @@ interface Scenario {
   /** An s3files line for the same mount path from an earlier boot, with this access point. */
   readonly earlierAccessPoint?: string;
   readonly managers?: Array<'dnf' | 'yum'>;
+  /** /etc/os-release (default: Amazon Linux 2023). */
+  readonly os?: string;
+  /** The image's package format: rpm (rpm and dnf/yum stubs) or deb (dpkg-query, no rpm). Default rpm. */
+  readonly packages?: 'rpm' | 'deb';
   readonly timeout?: number;
   readonly readOnly?: boolean;
   /** Run this instead of the user data (the per-boot script), with this user data served by IMDS. */
@@ -283,14 +298,18 @@ function runScript(s: Scenario): Run {
   fs.mkdirSync(state);
   fs.mkdirSync(bin);
   const managers = s.managers ?? ['dnf'];
+  const deb = s.packages === 'deb';
   for (const [name, body] of Object.entries(STUBS)) {
-    if ((name === 'dnf' || name === 'yum') && !managers.includes(name)) continue;
+    if ((name === 'dnf' || name === 'yum') && (deb || !managers.includes(name))) continue;
+    if ((name === 'rpm' && deb) || (name === 'dpkg-query' && !deb)) continue;
     fs.writeFileSync(path.join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
   }
   if (s.installed) fs.writeFileSync(path.join(state, 'installed'), s.installed);
   if (s.repo) fs.writeFileSync(path.join(state, 'repo'), s.repo);
   fs.writeFileSync(path.join(state, 'fail_mounts'), String(s.failMounts ?? 0));
   fs.writeFileSync(path.join(state, 'calls'), '');
+  const osRelease = path.join(dir, 'os-release');
+  fs.writeFileSync(osRelease, s.os ?? 'NAME="Amazon Linux"\nVERSION="2023"\nID="amzn"\nID_LIKE="fedora"\nVERSION_ID="2023"\n');
   const fstab = path.join(dir, 'fstab');
   const mountPath = path.join(dir, 'mnt', 'data');
   const otherPath = path.join(dir, 'mnt', 'other');
@@ -319,7 +338,7 @@ function runScript(s: Scenario): Run {
   const isolatedPath = `${bin}:/usr/bin:/bin`;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const run = spawnSync('unshare', [...(asRoot ? [] : ['--map-root-user']), '--mount', 'bash', '-c',
-    `set -e; /usr/bin/mount --bind "${fstab}" /etc/fstab; /usr/bin/mount --bind "${varLib}" /var/lib; export PATH="${isolatedPath}" STATE="${state}"; exec bash "${script}"`],
+    `set -e; /usr/bin/mount --bind "${fstab}" /etc/fstab; /usr/bin/mount --bind "${osRelease}" /etc/os-release; /usr/bin/mount --bind "${varLib}" /var/lib; export PATH="${isolatedPath}" STATE="${state}"; exec bash "${script}"`],
   { encoding: 'utf8', env: { ...process.env, STATE: state } });
   const perBootFile = path.join(varLib, 'cloud', 'scripts', 'per-boot', '50-s3files-mounts.sh');
   const result = {
@@ -454,6 +473,30 @@ describe('the user-data script', () => {
     expect(offline.fstab).toContain('accesspoint=fsap-00000000000000000');
   });
 
+  test.each<[string, string, Scenario['packages']]>([
+    ['RHEL 9', 'NAME="Red Hat Enterprise Linux"\nID="rhel"\nID_LIKE="fedora"\nVERSION_ID="9.4"\n', 'rpm'],
+    ['Ubuntu 22.04', 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n', 'deb'],
+    ['SLES 15', 'NAME="SLES"\nID="sles"\nID_LIKE="suse"\nVERSION_ID="15.6"\n', 'rpm'],
+  ])('on %s it installs amazon-efs-utils with the efs-utils project\'s installer, then mounts', (_name, os, packages) => {
+    // GIVEN no efs-utils, and the installer's packages at 3.2.0
+    const r = runScript({ os, packages, repo: '3.2.0' });
+    // THEN it fetched and ran the documented installer, checked the version, and mounted after that
+    expect(r.stderr).toMatch(/installing amazon-efs-utils on (rhel|ubuntu|sles) \S+ with the efs-utils installer/);
+    expect(r.status).toBe(0);
+    const steps = r.calls.filter((c) => /^(curl|installer|dnf|yum|mount) /.test(c));
+    expect(steps).toEqual([
+      'curl -fsSL --retry 5 https://amazon-efs-utils.aws.com/efs-utils-installer.sh',
+      'installer --install',
+      `mount ${r.mountPath}`,
+    ]);
+  });
+
+  test('on an Ubuntu image with a current amazon-efs-utils (a dpkg package) nothing is installed', () => {
+    const r = runScript({ os: 'ID=ubuntu\nVERSION_ID="24.04"\n', packages: 'deb', installed: '3.1.2' });
+    expect(r.status).toBe(0);
+    expect(r.calls.filter((c) => /^(curl|installer)/.test(c))).toEqual([]);
+  });
+
   test('an old efs-utils is upgraded with yum where there is no dnf', () => {
     const r = runScript({ installed: '2.0.4', repo: '3.1.2', managers: ['yum'] });
     expect(r.status).toBe(0);
@@ -463,6 +506,9 @@ describe('the user-data script', () => {
   test.each<[string, Scenario, RegExp]>([
     ['the repo only has a version too old for S3 Files', { installed: '2.0.4', repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/],
     ['there is no dnf or yum', { managers: [] }, /no dnf or yum: install amazon-efs-utils >= 3\.0\.0 yourself/],
+    ['the distribution is one neither this library nor efs-utils installs on', { os: 'ID=alpine\nVERSION_ID=3.20.0\n', repo: '3.2.0' },
+      /amazon-efs-utils >= 3\.0\.0 is not installed, and this library installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on alpine 3\.20\.0: install it in the image/],
+    ['the installer leaves an old version', { os: 'ID="rhel"\nVERSION_ID="8.10"\n', repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/],
     ['the mount target never answers', { installed: '3.2.0', failMounts: 1000, timeout: 1 }, /could not mount fs-0123456789abcdef0 \(fsap-0123456789abcdef0\) at \S+ within 1 s: check that the instance's subnet has a mount target/],
   ])('fails with a reason when %s', (_what, scenario, message) => {
     const r = runScript(scenario);
