@@ -1,7 +1,10 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { settableProperties } from './lifecycle/cfn';
 import { synthExample } from './util/synth-example';
+import { venvBin } from './validators/templates';
 
 const root = path.join(__dirname, '..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -212,4 +215,23 @@ describe('README: every CloudFormation property, and where it is set', () => {
       const missing = settable.filter((p) => !listed.has(p) && !listed.has(p.split('.')[0]));
       expect(missing).toEqual([]);
     });
+});
+
+describe('README programs: cfn-lint', () => {
+  // The Python and Java versions synthesize the same templates (test/bindings/run.sh compares them).
+  test('every README program\'s templates pass cfn-lint with no error', () => {
+    const programs = fs.readdirSync(path.join(root, 'examples', 'readme')).filter((f) => f.endsWith('.ts') && f !== 'worker.ts');
+    expect(programs.length).toBeGreaterThanOrEqual(7);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-readme-lint-'));
+    for (const program of programs) {
+      for (const [stack, template] of Object.entries(synthExample(program))) {
+        fs.writeFileSync(path.join(dir, `${program}-${stack}.json`), JSON.stringify(template));
+      }
+    }
+    const files = fs.readdirSync(dir).map((f) => path.join(dir, f));
+    const result = spawnSync(venvBin('cfn-lint'), ['--format', 'parseable', '--', ...files], { encoding: 'utf8' });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(result.stdout.split('\n').filter((line: string) => /:E\d{4}:/.test(line))).toEqual([]);
+    expect(result.stderr).toBe('');
+  });
 });
