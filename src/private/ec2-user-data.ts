@@ -46,10 +46,14 @@ if [ -n "$calls" ]; then bash -c "$mounts"; fi
 
 /**
  * Defines `s3files_mount FS_ID ACCESS_POINT_ID MOUNT_PATH READ_ONLY MIN_VERSION TIMEOUT_SECONDS`.
- * It installs (or upgrades) amazon-efs-utils (dnf or yum on Amazon Linux; the efs-utils project's
- * installer on RHEL, Ubuntu and SLES; anything else fails with a message), writes one fstab line (`_netdev,nofail`
- * so a boot never hangs on it; replaced, not duplicated, on a re-run), and mounts, retrying with
- * backoff while the mount target is not reachable yet, until the timeout.
+ * It installs (or upgrades) amazon-efs-utils the way the S3 user guide documents ("Prerequisites for
+ * S3 Files", S3 Files client): dnf or yum from Amazon's repositories on Amazon Linux, the efs-utils
+ * project's installer on the other supported distributions (RHEL, Ubuntu, SLES, read from
+ * /etc/os-release at boot: the machine image does not tell at synth); anything else, or an install
+ * that fails, stops it with a message naming the distribution, before fstab and the mount. It then
+ * writes one fstab line (`_netdev,nofail` so a boot never hangs on it; replaced, not duplicated, on
+ * a re-run), and mounts, retrying with backoff while the mount target is not reachable yet, until
+ * the timeout.
  *
  * Two things make later changes safe. The mount point is made immutable (`chattr +i`) before the
  * first mount, so while nothing is mounted there a write fails (EPERM) instead of landing on the
@@ -81,32 +85,38 @@ S3FILES_PER_BOOT
       dpkg-query -s amazon-efs-utils 2>/dev/null | awk '$1 == "Version:" { sub(/-[^-]*$/, "", $2); print $2 }' || true
     fi
   }
+  # The distribution, "ID VERSION_ID" from /etc/os-release (freedesktop.org; the machine image does not tell at synth).
   # shellcheck source=/dev/null
-  os_id="$( (set +u; . /etc/os-release 2>/dev/null && echo "$ID $VERSION_ID") || echo unknown)"
+  os_id="$( (set +u; ID=unknown; VERSION_ID=; . /etc/os-release 2>/dev/null || true; echo "$ID $VERSION_ID") )"
+  install_failed() {
+    log "$1 failed on $os_id: fix what its messages above say, or install amazon-efs-utils >= $min_version in the image (https://github.com/aws/efs-utils/blob/master/INSTALL.md)"
+    exit 1
+  }
 
   have="$(installed_version)"
   if [ -z "$have" ] || ! version_ge "$have" "$min_version"; then
     case "$os_id" in
       amzn\ *)
-        # Amazon Linux carries amazon-efs-utils in its own repositories.
+        # S3 user guide, "Prerequisites for S3 Files": on Amazon Linux, "yum -y install amazon-efs-utils".
         if command -v dnf >/dev/null 2>&1; then
-          dnf install -y amazon-efs-utils
-          [ -z "$have" ] || dnf upgrade -y amazon-efs-utils
+          dnf install -y amazon-efs-utils || install_failed "dnf install"
+          [ -z "$have" ] || dnf upgrade -y amazon-efs-utils || install_failed "dnf upgrade"
         elif command -v yum >/dev/null 2>&1; then
-          yum install -y amazon-efs-utils
-          [ -z "$have" ] || yum update -y amazon-efs-utils
+          yum install -y amazon-efs-utils || install_failed "yum install"
+          [ -z "$have" ] || yum update -y amazon-efs-utils || install_failed "yum update"
         else
           log "no dnf or yum: install amazon-efs-utils >= $min_version yourself (https://github.com/aws/efs-utils)"
           exit 1
         fi
         ;;
       rhel\ *|ubuntu\ *|sles\ *)
-        # The efs-utils project's pre-built packages for the distributions it supports (its
-        # INSTALL.md: curl https://amazon-efs-utils.aws.com/efs-utils-installer.sh | sudo sh -s -- --install).
+        # Same page, "other supported Linux distributions" (and efs-utils' INSTALL.md, "Install Pre-built
+        # efs-utils"): curl https://amazon-efs-utils.aws.com/efs-utils-installer.sh | sudo sh -s -- --install
         log "installing amazon-efs-utils on $os_id with the efs-utils installer"
         installer="$(mktemp)"
-        curl -fsSL --retry 5 https://amazon-efs-utils.aws.com/efs-utils-installer.sh > "$installer"
-        sh "$installer" --install
+        curl -fsSL --retry 5 https://amazon-efs-utils.aws.com/efs-utils-installer.sh > "$installer" \
+          || install_failed "downloading the efs-utils installer (from amazon-efs-utils.aws.com: the instance needs a route to the internet)"
+        sh "$installer" --install || install_failed "the efs-utils installer"
         rm -f "$installer"
         ;;
       *)

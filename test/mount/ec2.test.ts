@@ -227,33 +227,34 @@ describe('mountOnInstance: refusals', () => {
 // PATH, with /etc/fstab bind-mounted from a temp file in a private mount namespace.
 
 const STUBS: Record<string, string> = {
-  rpm: '[ -s "$STATE/installed" ] && cat "$STATE/installed" || exit 1',
-  dnf: 'echo "dnf $*" >> "$STATE/calls"; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
-  yum: 'echo "yum $*" >> "$STATE/calls"; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
-  mount: [
+  'rpm': '[ -s "$STATE/installed" ] && cat "$STATE/installed" || exit 1',
+  // A file $STATE/fail_<tool> makes that tool fail (dnf, yum, download, installer).
+  'dnf': 'echo "dnf $*" >> "$STATE/calls"; [ ! -e "$STATE/fail_dnf" ] || exit 1; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
+  'yum': 'echo "yum $*" >> "$STATE/calls"; [ ! -e "$STATE/fail_yum" ] || exit 1; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
+  'mount': [
     'echo "mount $*" >> "$STATE/calls"',
     'n=$(( $(cat "$STATE/mount_attempts" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$STATE/mount_attempts"',
     'if [ "$n" -gt "$(cat "$STATE/fail_mounts")" ]; then echo "$1" >> "$STATE/mounted"; exit 0; fi',
     'echo "mount.s3files: Connection timed out" >&2; exit 32',
   ].join('\n'),
   // What is mounted: one path a line in $STATE/mounted.
-  mountpoint: 'grep -qxF -- "$2" "$STATE/mounted" 2>/dev/null',
-  umount: 'echo "umount $*" >> "$STATE/calls"; grep -vxF -- "$1" "$STATE/mounted" > "$STATE/mounted.new" || true; mv "$STATE/mounted.new" "$STATE/mounted"',
-  chattr: 'echo "chattr $*" >> "$STATE/calls"',
+  'mountpoint': 'grep -qxF -- "$2" "$STATE/mounted" 2>/dev/null',
+  'umount': 'echo "umount $*" >> "$STATE/calls"; grep -vxF -- "$1" "$STATE/mounted" > "$STATE/mounted.new" || true; mv "$STATE/mounted.new" "$STATE/mounted"',
+  'chattr': 'echo "chattr $*" >> "$STATE/calls"',
   // The instance metadata service: a token, then the user data in $STATE/user-data (none: no IMDS).
   // and the efs-utils project's installer (it installs what $STATE/repo holds).
-  curl: [
+  'curl': [
     'case "$*" in',
     '  *api/token*) [ -e "$STATE/user-data" ] && echo token || exit 7;;',
     '  *user-data*) cat "$STATE/user-data";;',
-    '  *efs-utils-installer.sh*) echo "curl $*" >> "$STATE/calls"',
-    '    printf \'%s\\n\' \'echo "installer $*" >> "$STATE/calls"\' \'if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi\';;',
+    '  *efs-utils-installer.sh*) echo "curl $*" >> "$STATE/calls"; [ ! -e "$STATE/fail_download" ] || exit 6',
+    '    printf \'%s\\n\' \'echo "installer $*" >> "$STATE/calls"\' \'[ ! -e "$STATE/fail_installer" ] || exit 1\' \'if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi\';;',
     '  *) exit 22;;',
     'esac',
   ].join('\n'),
   // dpkg on Debian-family images (only there: see Scenario.packages).
   'dpkg-query': '[ -s "$STATE/installed" ] && printf "Package: amazon-efs-utils\\nStatus: install ok installed\\nVersion: %s-1\\n" "$(cat "$STATE/installed")" || exit 1',
-  sleep: 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
+  'sleep': 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
 };
 
 interface Scenario {
@@ -267,6 +268,8 @@ interface Scenario {
   readonly os?: string;
   /** The image's package format: rpm (rpm and dnf/yum stubs) or deb (dpkg-query, no rpm). Default rpm. */
   readonly packages?: 'rpm' | 'deb';
+  /** This install step fails (exit status not 0). */
+  readonly fail?: 'dnf' | 'yum' | 'download' | 'installer';
   readonly timeout?: number;
   readonly readOnly?: boolean;
   /** Run this instead of the user data (the per-boot script), with this user data served by IMDS. */
@@ -306,6 +309,7 @@ function runScript(s: Scenario): Run {
   }
   if (s.installed) fs.writeFileSync(path.join(state, 'installed'), s.installed);
   if (s.repo) fs.writeFileSync(path.join(state, 'repo'), s.repo);
+  if (s.fail) fs.writeFileSync(path.join(state, `fail_${s.fail}`), '');
   fs.writeFileSync(path.join(state, 'fail_mounts'), String(s.failMounts ?? 0));
   fs.writeFileSync(path.join(state, 'calls'), '');
   const osRelease = path.join(dir, 'os-release');
@@ -473,22 +477,54 @@ describe('the user-data script', () => {
     expect(offline.fstab).toContain('accesspoint=fsap-00000000000000000');
   });
 
-  test.each<[string, string, Scenario['packages']]>([
-    ['RHEL 9', 'NAME="Red Hat Enterprise Linux"\nID="rhel"\nID_LIKE="fedora"\nVERSION_ID="9.4"\n', 'rpm'],
-    ['Ubuntu 22.04', 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n', 'deb'],
-    ['SLES 15', 'NAME="SLES"\nID="sles"\nID_LIKE="suse"\nVERSION_ID="15.6"\n', 'rpm'],
-  ])('on %s it installs amazon-efs-utils with the efs-utils project\'s installer, then mounts', (_name, os, packages) => {
-    // GIVEN no efs-utils, and the installer's packages at 3.2.0
-    const r = runScript({ os, packages, repo: '3.2.0' });
-    // THEN it fetched and ran the documented installer, checked the version, and mounted after that
-    expect(r.stderr).toMatch(/installing amazon-efs-utils on (rhel|ubuntu|sles) \S+ with the efs-utils installer/);
+  // /etc/os-release as each image ships it (abridged).
+  const OS = {
+    al2023: 'NAME="Amazon Linux"\nVERSION="2023"\nID="amzn"\nID_LIKE="fedora"\nVERSION_ID="2023"\n',
+    al2: 'NAME="Amazon Linux"\nVERSION="2"\nID="amzn"\nID_LIKE="centos rhel fedora"\nVERSION_ID="2"\n',
+    rhel9: 'NAME="Red Hat Enterprise Linux"\nID="rhel"\nID_LIKE="fedora"\nVERSION_ID="9.4"\n',
+    ubuntu2204: 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n',
+    sles15: 'NAME="SLES"\nID="sles"\nID_LIKE="suse"\nVERSION_ID="15.6"\n',
+    debian12: 'NAME="Debian GNU/Linux"\nID=debian\nVERSION_ID="12"\n',
+  };
+  const INSTALLER = ['curl -fsSL --retry 5 https://amazon-efs-utils.aws.com/efs-utils-installer.sh', 'installer --install'];
+  const installSteps = (r: Run) => r.calls.filter((c) => /^(curl|installer|dnf|yum|mount) /.test(c));
+
+  test.each<[string, Scenario, string[]]>([
+    ['Amazon Linux 2023', { os: OS.al2023 }, ['dnf install -y amazon-efs-utils']],
+    ['Amazon Linux 2', { os: OS.al2, managers: ['yum'] }, ['yum install -y amazon-efs-utils']],
+    ['RHEL 9', { os: OS.rhel9, managers: ['dnf', 'yum'] }, INSTALLER],
+    ['Ubuntu 22.04', { os: OS.ubuntu2204, packages: 'deb' }, INSTALLER],
+    ['SLES 15', { os: OS.sles15, managers: [] }, INSTALLER],
+  ])('on %s it installs amazon-efs-utils the documented way, checks the version, then mounts', (_name, scenario, install) => {
+    // GIVEN no efs-utils, and 3.2.0 in the repositories / from the installer
+    const r = runScript({ ...scenario, repo: '3.2.0' });
+    // THEN it installed, then wrote the fstab line and mounted
     expect(r.status).toBe(0);
-    const steps = r.calls.filter((c) => /^(curl|installer|dnf|yum|mount) /.test(c));
-    expect(steps).toEqual([
-      'curl -fsSL --retry 5 https://amazon-efs-utils.aws.com/efs-utils-installer.sh',
-      'installer --install',
-      `mount ${r.mountPath}`,
-    ]);
+    expect(installSteps(r)).toEqual([...install, `mount ${r.mountPath}`]);
+    expect(r.fstab).toContain(' s3files _netdev,nofail,accesspoint=fsap-0123456789abcdef0 0 0');
+  });
+
+  test('the installer is named in the log with the distribution it runs on', () => {
+    const r = runScript({ os: OS.ubuntu2204, packages: 'deb', repo: '3.2.0' });
+    expect(r.stderr).toContain('installing amazon-efs-utils on ubuntu 22.04 with the efs-utils installer');
+  });
+
+  test.each<[string, Scenario, RegExp]>([
+    ['the distribution is one this library does not install on (Debian 12)', { os: OS.debian12, packages: 'deb' },
+      /amazon-efs-utils >= 3\.0\.0 is not installed, and this library installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on debian 12: install it in the image/],
+    ['/etc/os-release names no distribution', { os: '' }, /installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on unknown :/],
+    ['the installer cannot be downloaded', { os: OS.ubuntu2204, packages: 'deb', fail: 'download' },
+      /downloading the efs-utils installer \(from amazon-efs-utils\.aws\.com: the instance needs a route to the internet\) failed on ubuntu 22\.04: fix what its messages above say, or install amazon-efs-utils >= 3\.0\.0 in the image/],
+    ['the installer fails', { os: OS.sles15, fail: 'installer' }, /the efs-utils installer failed on sles 15\.6: fix what its messages above say/],
+    ['the installer leaves an old version', { os: OS.rhel9, repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/],
+    ['dnf fails', { os: OS.al2023, fail: 'dnf' }, /dnf install failed on amzn 2023: fix what its messages above say/],
+    ['yum cannot upgrade an old version', { os: OS.al2, managers: ['yum'], installed: '2.0.4', fail: 'yum' }, /yum install failed on amzn 2: fix what its messages above say/],
+  ])('stops before fstab and the mount, with a reason, when %s', (_what, scenario, message) => {
+    const r = runScript({ repo: '3.2.0', ...scenario });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.calls.filter((c) => /^(u?mount|chattr) /.test(c))).toEqual([]);
+    expect(r.fstab).not.toContain(' s3files ');
   });
 
   test('on an Ubuntu image with a current amazon-efs-utils (a dpkg package) nothing is installed', () => {
@@ -506,9 +542,6 @@ describe('the user-data script', () => {
   test.each<[string, Scenario, RegExp]>([
     ['the repo only has a version too old for S3 Files', { installed: '2.0.4', repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/],
     ['there is no dnf or yum', { managers: [] }, /no dnf or yum: install amazon-efs-utils >= 3\.0\.0 yourself/],
-    ['the distribution is one neither this library nor efs-utils installs on', { os: 'ID=alpine\nVERSION_ID=3.20.0\n', repo: '3.2.0' },
-      /amazon-efs-utils >= 3\.0\.0 is not installed, and this library installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on alpine 3\.20\.0: install it in the image/],
-    ['the installer leaves an old version', { os: 'ID="rhel"\nVERSION_ID="8.10"\n', repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/],
     ['the mount target never answers', { installed: '3.2.0', failMounts: 1000, timeout: 1 }, /could not mount fs-0123456789abcdef0 \(fsap-0123456789abcdef0\) at \S+ within 1 s: check that the instance's subnet has a mount target/],
   ])('fails with a reason when %s', (_what, scenario, message) => {
     const r = runScript(scenario);
