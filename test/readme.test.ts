@@ -97,6 +97,7 @@ describe('README: mounting on your own function and on an imported file system',
     ['### An existing file system', 'imported.ts'],
     ['### Containers, Batch jobs, instances and agents', 'other-compute.ts'],
     ['### Monitoring', 'monitoring.ts'],
+    ['### Storage in one stack, functions in others', 'split-stacks.ts'],
     ['### Who can mount', 'one-access-point.ts'],
   ])('the snippet under %s is examples/readme/%s', (heading, file) => {
     expect(block(heading, 'ts')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8'));
@@ -107,6 +108,7 @@ describe('README: mounting on your own function and on an imported file system',
     ['### An existing file system', 'imported.py', 'Imported.java'],
     ['### Containers, Batch jobs, instances and agents', 'other_compute.py', 'OtherCompute.java'],
     ['### Monitoring', 'monitoring.py', 'Monitoring.java'],
+    ['### Storage in one stack, functions in others', 'split_stacks.py', 'SplitStacks.java'],
   ])('the Python and Java snippets under %s are examples/readme/%s and %s (the bindings check synthesizes and compares them)', (heading, py, java) => {
     expect(block(heading, 'python')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', py), 'utf8'));
     expect(block(heading, 'java')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', java), 'utf8'));
@@ -183,6 +185,21 @@ describe('README: monitoring', () => {
     for (const a of alarms) expect(a.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Alerts/) }]);
     expect(alarms.find((a) => a.Properties.MetricName === 'ExportAge').Properties.Threshold).toBe(600);
     expect(Object.values<any>(t.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
+  }, 120_000);
+});
+
+describe('README: storage in one stack, functions in others', () => {
+  test('split-stacks.ts: the storage stack names no function; the three functions mount in the compute stack', () => {
+    // WHEN the README program runs
+    const { Storage: storage, Compute: compute } = synthExample('split-stacks.ts');
+    // THEN nothing in the storage stack refers to the compute stack or its functions and access points
+    expect(JSON.stringify(storage)).not.toMatch(/Compute|"(Writer|Reader|Own|Shared)[0-9A-F]{8}"/);
+    // AND Writer and Reader share /shared (Reader read-only), Own has its own access point
+    const mounted = Object.entries<any>(compute.Resources)
+      .filter(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.FileSystemConfigs)
+      .map(([id, r]) => [id.replace(/[0-9A-F]{8}$/, ''), r.Properties.FileSystemConfigs[0].Arn['Fn::GetAtt'][0].replace(/[0-9A-F]{8}$/, '')]);
+    expect(mounted.sort()).toEqual([['Own', expect.stringMatching(/^Own/)], ['Reader', 'Shared'], ['Writer', 'Shared']]);
+    expect(Object.values<any>(compute.Resources).filter((r) => r.Type === 'AWS::S3Files::AccessPoint')).toHaveLength(2);
   }, 120_000);
 });
 

@@ -31,6 +31,7 @@ readme_programs=(
   "imported imported.ts imported.py Imported"
   "other-compute other-compute.ts other_compute.py OtherCompute"
   "monitoring monitoring.ts monitoring.py Monitoring"
+  "split-stacks split-stacks.ts split_stacks.py SplitStacks"
 )
 [[ "${BINDINGS_MAVEN_OFFLINE:-}" == "1" ]] && mvn_flags+=(-o)
 
@@ -74,7 +75,8 @@ fi
 
 wheel="dist/python/cdk_s3files_lambda-$lib_version-py3-none-any.whl"
 jar_dir="dist/java/io/github/cdks3files/cdk-s3files-lambda/$lib_version"
-for f in lib/index.js "$wheel" "$jar_dir/cdk-s3files-lambda-$lib_version.jar" "$jar_dir/cdk-s3files-lambda-$lib_version.pom"; do
+# The jar with its pom, sources and javadoc jars: the README's install line installs all four.
+for f in lib/index.js "$wheel" "$jar_dir/cdk-s3files-lambda-$lib_version"{.jar,.pom,-sources.jar,-javadoc.jar}; do
   [[ -f "$f" ]] || { echo "missing $f: build first (test/bindings/run.sh --build, or compile + package:python + package:java)"; exit 1; }
 done
 

@@ -1,0 +1,26 @@
+import { App, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from 'cdk-s3files-lambda';
+
+const app = new App();
+const storage = new Stack(app, 'Storage');
+const vpc = new ec2.Vpc(storage, 'Vpc', {
+  natGateways: 0,
+  subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+});
+const fileSystem = new S3FilesFileSystem(storage, 'Files', { vpc });
+
+// Nothing below changes the storage stack's template.
+const compute = new Stack(app, 'Compute');
+const fn = {
+  runtime: lambda.Runtime.NODEJS_24_X,
+  handler: 'index.handler',
+  code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+};
+const shared = new S3FilesAccessPoint(compute, 'Shared', { fileSystem, path: '/shared' });
+new S3FilesMountedFunction(compute, 'Writer', { ...fn, accessPoint: shared });
+new S3FilesMountedFunction(compute, 'Reader', { ...fn, accessPoint: shared, readOnly: true });
+new S3FilesMountedFunction(compute, 'Own', { ...fn, fileSystem }); // its own access point, beside it
+
+app.synth();
