@@ -135,7 +135,8 @@ java_synth() {
     org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile="$work/java-classpath.txt")
   local cp
   cp="$(cat "$work/java-classpath.txt")"
-  javac -d "$work/readme-java" -cp "$cp" examples/readme/*.java
+  # The README programs and test/bindings/Errors.java in one javac call.
+  javac -d "$work/readme-java" -cp "$cp" examples/readme/*.java test/bindings/Errors.java
   local name ts py java
   for program in "${readme_programs[@]}"; do
     read -r name ts py java <<<"$program"
@@ -191,7 +192,9 @@ python_all() {
   step "venv + pip install" python_setup; step "python docstrings" python_docs; step "python synth" python_synth
   step "python errors" python_errors
 }
-java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; }
+# What a Java user meets: the same errors and warning, in the builders' spelling.
+java_errors() { java -cp "$work/readme-java:$(cat "$work/java-classpath.txt")" Errors; }
+java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; step "java errors" java_errors; }
 ts_all() { step "typescript synth" ts_synth; }
 pids=()
 for chain in python_all java_all ts_all; do
