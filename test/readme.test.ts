@@ -60,6 +60,15 @@ describe('README quick start', () => {
     expect(pkg.devDependencies['aws-cdk-lib']).toBe(lib);
     expect(text).toContain(`aws-cdk-lib ${lib} writes schema ${schema}`);
     expect(text).toContain(`\`aws-cdk\` ${pkg.devDependencies['aws-cdk']}, reads it`);
+    // AND the schema the CLI reads up to, and the minimum CLI that npm's schema package records
+    const cli = fs.readFileSync(path.join(root, 'node_modules', 'aws-cdk', 'lib', 'index.js'), 'utf8');
+    const cliSchema = /cloud-assembly-schema\/schema\/version\.json"[\s\S]{0,400}?revision: (\d+)/.exec(cli)?.[1];
+    expect(text).toContain(`reads it (up to schema ${cliSchema})`);
+    const schemaPkg = path.join(root, 'node_modules', '@aws-cdk', 'cloud-assembly-schema');
+    const minimumCli = JSON.parse(fs.readFileSync(path.join(schemaPkg, 'cli-version.json'), 'utf8')).version;
+    const schemaPkgVersion = JSON.parse(fs.readFileSync(path.join(schemaPkg, 'package.json'), 'utf8')).version;
+    expect(text).toContain(`You need at least CLI version ${minimumCli} to read this manifest.`);
+    expect(text).toContain(`${minimumCli} from npm's lockfile and from pip today (schema package ${schemaPkgVersion};`);
   });
 
   test('the Java install line installs the sources and javadoc jars, as the bindings check does', () => {
