@@ -118,6 +118,7 @@ describe('README: mounting on your own function and on an imported file system',
     ['### Containers, Batch jobs, instances and agents', 'other_compute.py', 'OtherCompute.java'],
     ['### Monitoring', 'monitoring.py', 'Monitoring.java'],
     ['### Storage in one stack, functions in others', 'split_stacks.py', 'SplitStacks.java'],
+    ['### Who can mount', 'one_access_point.py', 'OneAccessPoint.java'],
   ])('the Python and Java snippets under %s are examples/readme/%s and %s (the bindings check synthesizes and compares them)', (heading, py, java) => {
     expect(block(heading, 'python')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', py), 'utf8'));
     expect(block(heading, 'java')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', java), 'utf8'));

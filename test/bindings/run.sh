@@ -32,6 +32,7 @@ readme_programs=(
   "other-compute other-compute.ts other_compute.py OtherCompute"
   "monitoring monitoring.ts monitoring.py Monitoring"
   "split-stacks split-stacks.ts split_stacks.py SplitStacks"
+  "one-access-point one-access-point.ts one_access_point.py OneAccessPoint"
 )
 [[ "${BINDINGS_MAVEN_OFFLINE:-}" == "1" ]] && mvn_flags+=(-o)
 
