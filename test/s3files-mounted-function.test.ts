@@ -359,6 +359,8 @@ describe('S3FilesMountedFunction: AZ coverage', () => {
     new S3FilesMountedFunction(stack, 'Fn', { ...FN, fileSystem });
     // THEN
     expect(warnings(stack).join('\n')).toMatch(/only known at deploy time, so the library cannot check that every client subnet has a mount target/);
+    // AND it names the prop in each binding's spelling
+    expect(warnings(stack).join('\n')).toContain('(Python: vpc_subnets; Java builders: vpcSubnets(…).)');
   });
 });
 

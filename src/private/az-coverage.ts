@@ -2,7 +2,7 @@ import * as crypto from 'crypto';
 import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { invalid, setKeys, Shown } from './validation';
+import { invalid, setKeys, Shown, spelling } from './validation';
 import type { MountTargetIpAddressType } from '../s3files-file-system-props';
 
 /** An AZ as the library keys it: by name when known, by its `Fn::GetAZs` index in env-agnostic stacks. */
@@ -92,7 +92,7 @@ export class AzCoverage {
     const missing = this.missing(Stack.of(scope), subnets);
     if (missing.unknown) {
       Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-        `The availability zones of ${prop} or of the mount targets of ${owner} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
+        `The availability zones of ${prop} or of the mount targets of ${owner} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.${spelling([prop])}`);
     }
     if (missing.azs.length > 0) {
       invalid(scope, prop, missing.azs.join(', '),
