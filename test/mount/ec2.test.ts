@@ -509,20 +509,24 @@ describe('the user-data script', () => {
     expect(r.stderr).toContain('installing amazon-efs-utils on ubuntu 22.04 with the efs-utils installer');
   });
 
-  test.each<[string, Scenario, RegExp]>([
+  test.each<[string, Scenario, RegExp, string[]]>([
     ['the distribution is one this library does not install on (Debian 12)', { os: OS.debian12, packages: 'deb' },
-      /amazon-efs-utils >= 3\.0\.0 is not installed, and this library installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on debian 12: install it in the image/],
-    ['/etc/os-release names no distribution', { os: '' }, /installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on unknown :/],
+      /amazon-efs-utils >= 3\.0\.0 is not installed, and this library installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on debian 12: install it in the image/, []],
+    // An image with dnf but no ID in os-release: no guess that it is Amazon Linux.
+    ['/etc/os-release names no distribution', { os: '' }, /installs it only on Amazon Linux, RHEL, Ubuntu and SLES, not on unknown :/, []],
     ['the installer cannot be downloaded', { os: OS.ubuntu2204, packages: 'deb', fail: 'download' },
-      /downloading the efs-utils installer \(from amazon-efs-utils\.aws\.com: the instance needs a route to the internet\) failed on ubuntu 22\.04: fix what its messages above say, or install amazon-efs-utils >= 3\.0\.0 in the image/],
-    ['the installer fails', { os: OS.sles15, fail: 'installer' }, /the efs-utils installer failed on sles 15\.6: fix what its messages above say/],
-    ['the installer leaves an old version', { os: OS.rhel9, repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/],
-    ['dnf fails', { os: OS.al2023, fail: 'dnf' }, /dnf install failed on amzn 2023: fix what its messages above say/],
-    ['yum cannot upgrade an old version', { os: OS.al2, managers: ['yum'], installed: '2.0.4', fail: 'yum' }, /yum install failed on amzn 2: fix what its messages above say/],
-  ])('stops before fstab and the mount, with a reason, when %s', (_what, scenario, message) => {
+      /downloading the efs-utils installer \(from amazon-efs-utils\.aws\.com: the instance needs a route to the internet\) failed on ubuntu 22\.04: fix what its messages above say, or install amazon-efs-utils >= 3\.0\.0 in the image/, [INSTALLER[0]]],
+    ['the installer fails', { os: OS.sles15, managers: [], fail: 'installer' }, /the efs-utils installer failed on sles 15\.6: fix what its messages above say/, INSTALLER],
+    // RHEL has dnf, but its repositories carry no amazon-efs-utils: the installer is what ran.
+    ['the installer leaves an old version', { os: OS.rhel9, repo: '2.3.0' }, /amazon-efs-utils '2\.3\.0' is installed, but S3 Files needs >= 3\.0\.0/, INSTALLER],
+    ['dnf fails', { os: OS.al2023, fail: 'dnf' }, /dnf install failed on amzn 2023: fix what its messages above say/, ['dnf install -y amazon-efs-utils']],
+    ['yum cannot upgrade an old version', { os: OS.al2, managers: ['yum'], installed: '2.0.4', fail: 'yum' }, /yum install failed on amzn 2: fix what its messages above say/, ['yum install -y amazon-efs-utils']],
+  ])('stops before fstab and the mount, with a reason, when %s', (_what, scenario, message, steps) => {
     const r = runScript({ repo: '3.2.0', ...scenario });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(message);
+    // the install steps that ran, in order, and no mount after them
+    expect(installSteps(r)).toEqual(steps);
     expect(r.calls.filter((c) => /^(u?mount|chattr) /.test(c))).toEqual([]);
     expect(r.fstab).not.toContain(' s3files ');
   });
