@@ -82,7 +82,10 @@ S3FILES_PER_BOOT
     if command -v rpm >/dev/null 2>&1 && rpm -q amazon-efs-utils >/dev/null 2>&1; then
       rpm -q --queryformat '%{VERSION}' amazon-efs-utils
     elif command -v dpkg-query >/dev/null 2>&1; then
-      dpkg-query -s amazon-efs-utils 2>/dev/null | awk '$1 == "Version:" { sub(/-[^-]*$/, "", $2); print $2 }' || true
+      # Only an installed package ("install ok installed", not one removed with its config kept);
+      # the version without its epoch and Debian revision.
+      dpkg-query -s amazon-efs-utils 2>/dev/null | awk '$1 == "Status:" { ok = ($0 ~ / ok installed$/) } $1 == "Version:" { v = $2 }
+        END { if (ok) { sub(/^[0-9]+:/, "", v); sub(/-[^-]*$/, "", v); print v } }' || true
     fi
   }
   # The distribution, "ID VERSION_ID" from /etc/os-release (freedesktop.org; the machine image does not tell at synth).
@@ -109,7 +112,7 @@ S3FILES_PER_BOOT
           exit 1
         fi
         ;;
-      rhel\ *|ubuntu\ *|sles\ *)
+      rhel\ *|ubuntu\ *|sles\ *|sles_sap\ *|opensuse-leap\ *)
         # Same page, "other supported Linux distributions" (and efs-utils' INSTALL.md, "Install Pre-built
         # efs-utils"): curl https://amazon-efs-utils.aws.com/efs-utils-installer.sh | sudo sh -s -- --install
         log "installing amazon-efs-utils on $os_id with the efs-utils installer"

@@ -26,7 +26,8 @@ export function invalid(scope: IConstruct | string, prop: string, value: unknown
 export function spelling(props: string[]): string {
   const differ = props.filter((prop) => snake(prop) !== prop);
   if (differ.length === 0) return '';
-  const java = differ.map((prop) => prop.split('.').map((part) => `${part}(…)`).join(' › '));
+  // Java has no index syntax on a builder: `importDataRules[1].prefix` is importDataRules(…) › prefix(…).
+  const java = differ.map((prop) => prop.split('.').map((part) => `${part.replace(/\[\d+\]$/, '')}(…)`).join(' › '));
   return ` (Python: ${differ.map(snake).join(', ')}; Java builders: ${java.join(', ')}.)`;
 }
 

@@ -248,12 +248,12 @@ const STUBS: Record<string, string> = {
     '  *api/token*) [ -e "$STATE/user-data" ] && echo token || exit 7;;',
     '  *user-data*) cat "$STATE/user-data";;',
     '  *efs-utils-installer.sh*) echo "curl $*" >> "$STATE/calls"; [ ! -e "$STATE/fail_download" ] || exit 6',
-    '    printf \'%s\\n\' \'echo "installer $*" >> "$STATE/calls"\' \'[ ! -e "$STATE/fail_installer" ] || exit 1\' \'if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi\';;',
+    '    printf \'%s\\n\' \'echo "installer $*" >> "$STATE/calls"\' \'[ ! -e "$STATE/fail_installer" ] || exit 1\' \'if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; rm -f "$STATE/dpkg_status"; fi\';;',
     '  *) exit 22;;',
     'esac',
   ].join('\n'),
   // dpkg on Debian-family images (only there: see Scenario.packages).
-  'dpkg-query': '[ -s "$STATE/installed" ] && printf "Package: amazon-efs-utils\\nStatus: install ok installed\\nVersion: %s-1\\n" "$(cat "$STATE/installed")" || exit 1',
+  'dpkg-query': '[ -s "$STATE/installed" ] && printf "Package: amazon-efs-utils\\nStatus: %s\\nVersion: %s-1\\n" "$(cat "$STATE/dpkg_status" 2>/dev/null || echo install ok installed)" "$(cat "$STATE/installed")" || exit 1',
   'sleep': 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
 };
 
@@ -268,6 +268,8 @@ interface Scenario {
   readonly os?: string;
   /** The image's package format: rpm (rpm and dnf/yum stubs) or deb (dpkg-query, no rpm). Default rpm. */
   readonly packages?: 'rpm' | 'deb';
+  /** dpkg's Status line for the installed package (default "install ok installed"). */
+  readonly dpkgStatus?: string;
   /** This install step fails (exit status not 0). */
   readonly fail?: 'dnf' | 'yum' | 'download' | 'installer';
   readonly timeout?: number;
@@ -308,6 +310,7 @@ function runScript(s: Scenario): Run {
     fs.writeFileSync(path.join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
   }
   if (s.installed) fs.writeFileSync(path.join(state, 'installed'), s.installed);
+  if (s.dpkgStatus) fs.writeFileSync(path.join(state, 'dpkg_status'), s.dpkgStatus);
   if (s.repo) fs.writeFileSync(path.join(state, 'repo'), s.repo);
   if (s.fail) fs.writeFileSync(path.join(state, `fail_${s.fail}`), '');
   fs.writeFileSync(path.join(state, 'fail_mounts'), String(s.failMounts ?? 0));
@@ -485,6 +488,7 @@ describe('the user-data script', () => {
     ubuntu2204: 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n',
     sles15: 'NAME="SLES"\nID="sles"\nID_LIKE="suse"\nVERSION_ID="15.6"\n',
     debian12: 'NAME="Debian GNU/Linux"\nID=debian\nVERSION_ID="12"\n',
+    leap: 'NAME="openSUSE Leap"\nID="opensuse-leap"\nID_LIKE="suse opensuse"\nVERSION_ID="15.6"\n',
   };
   const INSTALLER = ['curl -fsSL --retry 5 https://amazon-efs-utils.aws.com/efs-utils-installer.sh', 'installer --install'];
   const installSteps = (r: Run) => r.calls.filter((c) => /^(curl|installer|dnf|yum|mount) /.test(c));
@@ -495,6 +499,8 @@ describe('the user-data script', () => {
     ['RHEL 9', { os: OS.rhel9, managers: ['dnf', 'yum'] }, INSTALLER],
     ['Ubuntu 22.04', { os: OS.ubuntu2204, packages: 'deb' }, INSTALLER],
     ['SLES 15', { os: OS.sles15, managers: [] }, INSTALLER],
+    ['openSUSE Leap 15.6', { os: OS.leap, managers: [] }, INSTALLER],
+    ['Ubuntu 22.04 with a package removed but its config kept (dpkg "deinstall ok config-files")', { os: OS.ubuntu2204, packages: 'deb', installed: '3.2.0', dpkgStatus: 'deinstall ok config-files' }, INSTALLER],
   ])('on %s it installs amazon-efs-utils the documented way, checks the version, then mounts', (_name, scenario, install) => {
     // GIVEN no efs-utils, and 3.2.0 in the repositories / from the installer
     const r = runScript({ ...scenario, repo: '3.2.0' });
@@ -502,6 +508,12 @@ describe('the user-data script', () => {
     expect(r.status).toBe(0);
     expect(installSteps(r)).toEqual([...install, `mount ${r.mountPath}`]);
     expect(r.fstab).toContain(' s3files _netdev,nofail,accesspoint=fsap-0123456789abcdef0 0 0');
+  });
+
+  test('a current dpkg package with an epoch (1:3.2.0-1) counts as installed: nothing is installed', () => {
+    const r = runScript({ os: OS.ubuntu2204, packages: 'deb', installed: '1:3.2.0' });
+    expect(r.status).toBe(0);
+    expect(installSteps(r)).toEqual([`mount ${r.mountPath}`]);
   });
 
   test('the installer is named in the log with the distribution it runs on', () => {

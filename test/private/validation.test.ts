@@ -17,6 +17,7 @@ describe('spelling: each binding\'s name for the props a message names', () => {
     expect(spelling(['readOnly', 'rootAccess'])).toBe(' (Python: read_only, root_access; Java builders: readOnly(…), rootAccess(…).)');
     expect(spelling(['accessPointOptions.posixUser.uid'])).toBe(' (Python: access_point_options.posix_user.uid; Java builders: accessPointOptions(…) › posixUser(…) › uid(…).)');
     expect(spelling(['path', 'vpc'])).toBe('');
+    expect(spelling(['importDataRules[1].prefix'])).toBe(' (Python: import_data_rules[1].prefix; Java builders: importDataRules(…) › prefix(…).)');
   });
   test('errors and warnings carry it', () => {
     expect(() => invalid(scope(), 'mountPath', 'x', 'bad', 'good')).toThrow('invalid mountPath "x": bad. Fix: good. (Python: mount_path; Java builders: mountPath(…).)');
