@@ -173,20 +173,12 @@ ts_synth() {
   (cd "$dir" && "$root/node_modules/.bin/tsc" --noEmit -p tsconfig.check.json)
   # All programs in one Node process (aws-cdk-lib loads once); each makes its own App, and an App
   # reads CDK_OUTDIR when it is constructed.
-  cat >"$dir/run-all.js" <<'JS'
-const path = require('path');
-for (const pair of process.argv.slice(2)) {
-  const [program, out] = pair.split('=');
-  process.env.CDK_OUTDIR = out;
-  require(path.resolve(program));
-}
-JS
   local pairs=("app.ts=$work/out/example-typescript") name ts py java
   for program in "${readme_programs[@]}"; do
     read -r name ts py java <<<"$program"
     pairs+=("$ts=$work/out/$name-typescript")
   done
-  (cd "$dir" && TS_NODE_PROJECT=tsconfig.json node -r "$root/node_modules/ts-node/register/transpile-only" run-all.js "${pairs[@]}")
+  (cd "$dir" && TS_NODE_PROJECT=tsconfig.json node -r "$root/node_modules/ts-node/register/transpile-only" "$root/test/util/run-programs.js" "${pairs[@]}")
 }
 
 # Python, Java and TypeScript side by side (each mostly on one core); a failed step ends its chain.

@@ -31,14 +31,9 @@ function synthPrograms(files: string[]): Map<string, Record<string, any>> {
         .replace(/path\.join\(__dirname, 'worker\.ts'\)/g, `'${path.join(readme, 'worker.ts')}'`);
       fs.writeFileSync(path.join(dir, file), source);
     }
-    // Each program in turn, with its own output directory; a failure names the program.
-    fs.writeFileSync(path.join(dir, 'run-all.js'), `
-      for (const file of ${JSON.stringify(files)}) {
-        process.env.CDK_OUTDIR = require('path').join(${JSON.stringify(dir)}, 'out', file);
-        try { require(require('path').join(${JSON.stringify(dir)}, file)); }
-        catch (e) { console.error(file + ' failed: ' + (e && e.stack || e)); process.exit(1); }
-      }`);
-    const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(dir, 'run-all.js')], {
+    // Each program in turn, with its own output directory (test/util/run-programs.js).
+    const pairs = files.map((file) => `${path.join(dir, file)}=${path.join(dir, 'out', file)}`);
+    const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'run-programs.js'), ...pairs], {
       cwd: root,
       encoding: 'utf8',
       timeout: 180_000,
