@@ -4,7 +4,7 @@ import { GuardDeps, parseFlag, parseSeconds } from './delete-guard';
 import { describeError, httpStatusOf, isTransient } from './errors';
 import { InvalidPropertyError, show } from './props';
 import type { IsCompleteResult, WaitLogger } from './waiter';
-import { BUCKET_CLEANER_RESOURCE_TYPE, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
+import { BUCKET_CLEANER_RESOURCE_TYPE, FOREIGN_FILE_SYSTEM_GRACE_SECONDS, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
 
 /**
  * `Custom::S3FilesBucketCleaner`: belongs to a bucket the construct created, not to a file system.
@@ -86,13 +86,21 @@ export async function emptyBucketSlice(
   return { empty: false, deleted };
 }
 
-/** The file systems that still list the bucket (any, not only the construct's: one may have been replaced). */
-async function attachedFileSystems(client: S3FilesClient, bucketArn: string): Promise<string[]> {
-  const ids: string[] = [];
+/**
+ * The file systems that still list the bucket (any, not only the construct's: one may have been
+ * replaced), and those of them that are not on their way out.
+ */
+async function attachedFileSystems(client: S3FilesClient, bucketArn: string): Promise<{ all: string[]; staying: string[] }> {
+  const all: string[] = [];
+  const staying: string[] = [];
   for await (const page of paginateListFileSystems({ client, pageSize: 100 }, { bucket: bucketArn })) {
-    for (const f of page.fileSystems ?? []) ids.push(`${f.fileSystemId} (${f.status})`);
+    for (const f of page.fileSystems ?? []) {
+      const shown = `${f.fileSystemId} (${f.status})`;
+      all.push(shown);
+      if (f.status !== 'deleting' && f.status !== 'deleted') staying.push(shown);
+    }
   }
-  return ids;
+  return { all, staying };
 }
 
 function isNoSuchBucket(error: unknown): boolean {
@@ -122,9 +130,17 @@ export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps
     + `--bucket ${props.bucketArn}), empty it (every object version) and delete it, then retry the stack operation.`);
   try {
     const attached = await attachedFileSystems(deps.client, props.bucketArn);
-    if (attached.length > 0) {
-      if (overTotal) throw giveUp(`is still used by file system ${attached.join(', ')}, so it was not emptied`);
-      deps.log.info('Waiting until no file system lists the bucket before emptying it', { bucket, attached, elapsedSeconds: elapsed });
+    // The stack's own file systems are deleted (by their guards) before the cleaner runs: one that is
+    // still not being deleted after a short grace is retained, or was made outside the stack.
+    if (attached.staying.length > 0 && elapsedMs >= FOREIGN_FILE_SYSTEM_GRACE_SECONDS * 1000) {
+      throw new BucketCleanerError(`bucket ${bucket} is still used by file system ${attached.staying.join(', ')}, which is not being deleted `
+        + '(a file system with RemovalPolicy.RETAIN keeps using the bucket after its stack is gone, and so does one made outside the stack). '
+        + 'Nothing was emptied: the bucket and its data are kept. To finish: delete that file system (aws s3files delete-file-system) and retry, '
+        + 'or retry the stack deletion keeping the bucket (aws cloudformation delete-stack --retain-resources with the bucket\'s logical id).');
+    }
+    if (attached.all.length > 0) {
+      if (overTotal) throw giveUp(`is still used by file system ${attached.all.join(', ')}, so it was not emptied`);
+      deps.log.info('Waiting until no file system lists the bucket before emptying it', { bucket, attached: attached.all, elapsedSeconds: elapsed });
       return { IsComplete: false };
     }
     const slice = await emptyBucketSlice(deps.s3, bucket, deps.now);

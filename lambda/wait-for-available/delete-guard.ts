@@ -7,6 +7,7 @@ import { describeError, isNotFound, isTransient } from './errors';
 import { InvalidPropertyError, MAX_TIMEOUT_SECONDS, show } from './props';
 import type { IsCompleteResult, WaitLogger } from './waiter';
 import { DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
+export { RETAINED_FILE_SYSTEMS_ENV } from '../../src/private/custom-resource-contract';
 
 /**
  * `Custom::S3FilesDeleteGuard`: sits between a file system and everything that uses it (mount
@@ -31,6 +32,12 @@ export interface DeleteGuardProps {
   readonly fileSystemId: string;
   /** "true" only for RemovalPolicy.DESTROY; with RETAIN the guard never deletes anything. */
   readonly deleteFileSystem: boolean;
+  /**
+   * The logical id of its file system in the stack. A guard removed in an update's cleanup holds its
+   * old properties; if the file system of that logical id is RETAIN now (listed in the handler's
+   * environment, which the update already changed), the guard keeps the old file system.
+   */
+  readonly fileSystemLogicalId?: string;
   readonly deleteTimeoutSeconds: number;
   readonly totalTimeoutSeconds: number;
 }
@@ -78,9 +85,14 @@ export function parseGuardProps(input: Record<string, unknown> | undefined): Del
   if (typeof fs !== 'string' || fs.trim() === '') {
     throw new InvalidPropertyError(`"FileSystemId" is required by ${GUARD_RESOURCE_TYPE}, got ${show(fs)}.`);
   }
+  const logicalId = props.FileSystemLogicalId;
+  if (logicalId !== undefined && (typeof logicalId !== 'string' || !/^[A-Za-z0-9]{1,255}$/.test(logicalId))) {
+    throw new InvalidPropertyError(`"FileSystemLogicalId" must be a CloudFormation logical id, got ${show(logicalId)}.`);
+  }
   return {
     fileSystemId: fs.trim(),
     deleteFileSystem: parseFlag(props, 'DeleteFileSystem'),
+    fileSystemLogicalId: logicalId,
     deleteTimeoutSeconds: parseSeconds(props, 'DeleteTimeoutSeconds', DEFAULT_GUARD_TIMEOUT_SECONDS),
     totalTimeoutSeconds: parseSeconds(props, 'TotalTimeoutSeconds', DEFAULT_GUARD_TOTAL_SECONDS),
   };
@@ -98,6 +110,27 @@ export function guardPropsForDelete(input: Record<string, unknown> | undefined, 
     log.warn('Delete guard with unusable properties: leaving the file system to CloudFormation', { error: (error as Error).message });
     return undefined;
   }
+}
+
+/** The logical ids in the handler's `RETAINED_FILE_SYSTEMS_ENV` variable. */
+export function parseRetainedFileSystems(value: string | undefined): ReadonlySet<string> {
+  return new Set((value ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
+}
+
+/**
+ * Whether this Delete deletes the file system: only for a guard whose properties say DESTROY, and not
+ * when its file system (by logical id) is RETAIN in the stack's current template: switching to RETAIN
+ * in the same deployment as a replacement removes the old guard with its old DESTROY properties.
+ */
+export function deletesOnDelete(props: DeleteGuardProps | undefined, retained: ReadonlySet<string>, log: WaitLogger): props is DeleteGuardProps {
+  if (!props?.deleteFileSystem) return false;
+  if (props.fileSystemLogicalId !== undefined && retained.has(props.fileSystemLogicalId)) {
+    log.info('Delete guard: the file system of this logical id is RETAIN now, so this file system is kept', {
+      fileSystemId: props.fileSystemId, fileSystemLogicalId: props.fileSystemLogicalId,
+    });
+    return false;
+  }
+  return true;
 }
 
 function isConflict(error: unknown): boolean {
@@ -185,8 +218,9 @@ export async function guardDelete(deps: GuardDeps, props: DeleteGuardProps, star
   const elapsed = Math.round(elapsedMs / 1000);
   const deleted = await deleteFileSystemStep(deps, props, elapsedMs);
   if (!deleted.done) {
-    if (elapsedMs >= props.deleteTimeoutSeconds * 1000 || elapsedMs >= props.totalTimeoutSeconds * 1000) {
-      const limit = Math.min(props.deleteTimeoutSeconds, props.totalTimeoutSeconds);
+    // Pending exports are waited for up to deleteTimeoutSeconds; a deletion under way, up to the whole Delete.
+    const limit = deleted.pendingExport ? Math.min(props.deleteTimeoutSeconds, props.totalTimeoutSeconds) : props.totalTimeoutSeconds;
+    if (elapsedMs >= limit * 1000) {
       const finish = deleted.pendingExport
         ? 'To finish: retry the stack deletion later (the PendingExports metric falling to 0 is a hint, not a promise, that the export is done). To discard the unexported '
           + `writes instead, delete it yourself with forceDelete (aws s3files delete-file-system --file-system-id ${fs} --force-delete) and retry.`

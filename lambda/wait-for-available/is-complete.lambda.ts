@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { S3FilesClient } from '@aws-sdk/client-s3files';
 import type { Context } from 'aws-lambda';
 import { BOUNDED_CLIENT_CONFIG } from './clients';
+import { parseRetainedFileSystems, RETAINED_FILE_SYSTEMS_ENV } from './delete-guard';
 import { handleIsComplete } from './is-complete';
 import { log, logger } from './log';
 import type { IsCompleteRequest } from './request';
@@ -12,8 +13,10 @@ import type { IsCompleteResult } from './waiter';
 // bounded well inside the function's 60 s.
 const client = new S3FilesClient(BOUNDED_CLIENT_CONFIG);
 const s3 = new S3Client(BOUNDED_CLIENT_CONFIG);
+// Set by the construct from the stack's current template; read per invocation (an update changes it).
+const retained = () => parseRetainedFileSystems(process.env[RETAINED_FILE_SYSTEMS_ENV]);
 
 export const handler = async (event: IsCompleteRequest, context?: Context): Promise<IsCompleteResult> => {
   if (context) logger.addContext(context);
-  return handleIsComplete(event, { client, s3, now: Date.now, log });
+  return handleIsComplete(event, { client, s3, now: Date.now, log, retainedFileSystems: retained() });
 };

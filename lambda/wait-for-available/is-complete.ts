@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3FilesClient } from '@aws-sdk/client-s3files';
 import { BucketCleanerError, cleanerDelete, cleanerPropsForDelete, CLEANER_RESOURCE_TYPE } from './bucket-cleaner';
 import { OVER_BUDGET, POLL_BUDGET_MS, withinBudget } from './clients';
-import { DeleteGuardError, GUARD_RESOURCE_TYPE, guardDelete, guardPropsForDelete } from './delete-guard';
+import { DeleteGuardError, deletesOnDelete, GUARD_RESOURCE_TYPE, guardDelete, guardPropsForDelete } from './delete-guard';
 import { parseProps, parseStartedAt } from './props';
 import type { IsCompleteRequest } from './request';
 import { checkAvailability, IsCompleteResult, WaitFailedError, WaitLogger } from './waiter';
@@ -14,6 +14,8 @@ export interface IsCompleteDeps {
   readonly log: WaitLogger;
   /** How long one poll may take before it answers "not yet" (default POLL_BUDGET_MS). */
   readonly budgetMs?: number;
+  /** Logical ids of the stack's RETAIN file systems, from the handler's environment (see deletesOnDelete). */
+  readonly retainedFileSystems?: ReadonlySet<string>;
 }
 
 /** One provider serves three resource types: the availability waiter, the delete guard and the bucket cleaner. */
@@ -25,7 +27,7 @@ export async function handleIsComplete(request: IsCompleteRequest, deps: IsCompl
     // Create/Update of the guard do nothing; only its Delete acts.
     if (request.RequestType !== 'Delete') return { IsComplete: true };
     const props = guardPropsForDelete(request.ResourceProperties, deps.log);
-    if (!props?.deleteFileSystem) return { IsComplete: true };
+    if (!deletesOnDelete(props, deps.retainedFileSystems ?? new Set(), deps.log)) return { IsComplete: true };
     timeoutSeconds = props.totalTimeoutSeconds;
     work = guardDelete(deps, props, startedAt);
   } else if (request.ResourceType === CLEANER_RESOURCE_TYPE) {

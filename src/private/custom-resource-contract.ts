@@ -22,3 +22,13 @@ export const DEFAULT_AVAILABILITY_TIMEOUT_SECONDS = 1200;
 export const DELETE_TIMEOUT_SECONDS = 1800;
 /** The guard's whole Delete (deletion, detachment, emptying), within CloudFormation's hour. */
 export const GUARD_TOTAL_SECONDS = CUSTOM_RESOURCE_MAX_SECONDS - WAITER_SERVICE_MARGIN_SECONDS;
+
+/**
+ * The isComplete handler's environment variable listing (comma-separated) the logical ids of the
+ * stack's file systems whose removal policy is RETAIN: a delete guard removed in an update's cleanup
+ * with its old DESTROY properties keeps the file system of such a logical id (a DESTROY -> RETAIN
+ * switch deployed together with a replacement).
+ */
+export const RETAINED_FILE_SYSTEMS_ENV = 'S3FILES_RETAINED_FILE_SYSTEMS';
+/** How long a file system that lists the cleaner's bucket and is not being deleted is waited for. */
+export const FOREIGN_FILE_SYSTEM_GRACE_SECONDS = 120;

@@ -8,7 +8,7 @@ import {
   cleanerDelete, emptyBucketSlice, isStillAttached, parseCleanerProps,
 } from '../../lambda/wait-for-available/bucket-cleaner';
 import { BOUNDED_CLIENT_CONFIG } from '../../lambda/wait-for-available/clients';
-import { guardDelete, guardPropsForDelete, isPendingExport, parseGuardProps } from '../../lambda/wait-for-available/delete-guard';
+import { guardDelete, guardPropsForDelete, isPendingExport, parseGuardProps, parseRetainedFileSystems } from '../../lambda/wait-for-available/delete-guard';
 import { describeError, isTransient } from '../../lambda/wait-for-available/errors';
 import { handleIsComplete } from '../../lambda/wait-for-available/is-complete';
 import { parseProps, parseStartedAt } from '../../lambda/wait-for-available/props';
@@ -200,6 +200,38 @@ describe('guardDelete (delete guard) with an injected clock', () => {
     expect(endpoint.count('DeleteFileSystem')).toBe(1);
   });
 
+  test('a deletion under way (deleting, no export pending) is waited for up to the whole Delete, not only the export bound', async () => {
+    // GIVEN export bound 300 s, whole Delete 600 s, and a file system that stays deleting
+    const bounded = parseGuardProps({ FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '300', TotalTimeoutSeconds: '600' });
+    endpoint.setFileSystem(FS, perCall('deleting'));
+    // WHEN polled past the export bound / THEN it keeps waiting
+    expect((await guardDelete(deps(T0 + 400_000), bounded, T0)).IsComplete).toBe(false);
+    // WHEN polled at the whole bound / THEN it fails, saying it was not an export
+    await expect(guardDelete(deps(T0 + 600_000), bounded, T0)).rejects.toThrow(
+      /file system fs-0123456789abcdef0 is still not deleted after waiting 600 s \(limit 600 s\): the file system is still being deleted\..*check the file system in the S3 console/);
+    expect(endpoint.count('DeleteFileSystem')).toBe(0);
+  });
+
+  test('a removed guard with DESTROY properties keeps its file system when the file system of its logical id is RETAIN now', async () => {
+    // GIVEN an old guard (DESTROY) of logical id Files, and the handler's environment listing Files as RETAIN
+    endpoint.setFileSystem(FS, perCall('available'));
+    const request = {
+      RequestType: 'Delete', ResourceType: 'Custom::S3FilesDeleteGuard', PhysicalResourceId: FS,
+      ResourceProperties: { FileSystemId: FS, DeleteFileSystem: 'true', FileSystemLogicalId: 'FilesResource1234' },
+      Data: { StartedAt: String(T0) },
+    } as any;
+    const d = deps(T0);
+    // WHEN its Delete is polled
+    const kept = await handleIsComplete(request, { ...d, retainedFileSystems: parseRetainedFileSystems(' FilesResource1234,Other ') });
+    // THEN it is done without deleting, and says why
+    expect(kept).toEqual({ IsComplete: true });
+    expect(endpoint.count('DeleteFileSystem')).toBe(0);
+    expect(d.log.lines.map((l) => l.message)).toContain('Delete guard: the file system of this logical id is RETAIN now, so this file system is kept');
+    // AND with another logical id listed (or none), the same Delete deletes
+    await handleIsComplete(request, { ...deps(T0), retainedFileSystems: parseRetainedFileSystems('Other') });
+    expect(endpoint.count('DeleteFileSystem')).toBe(1);
+  });
+
   test('keeps waiting through throttling and 5xx, within the bound', async () => {
     // GIVEN GetFileSystem throttled for a whole poll (the SDK retries 3 times)
     endpoint.setFileSystem(FS, perCall('available'));
@@ -267,6 +299,7 @@ describe('guardDelete (delete guard) with an injected clock', () => {
     [{ FileSystemId: FS, DeleteTimeoutSeconds: '0' }, /"DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got "0"/],
     [{ FileSystemId: FS, TotalTimeoutSeconds: '7200' }, /"TotalTimeoutSeconds" must be a whole number between 1 and 3600, got "7200"/],
     [{ FileSystemId: FS, DeleteTimeoutSeconds: 'soon' }, /"DeleteTimeoutSeconds" must be a whole number/],
+    [{ FileSystemId: FS, FileSystemLogicalId: 'Files/Resource' }, /"FileSystemLogicalId" must be a CloudFormation logical id, got "Files\/Resource"/],
   ])('parseGuardProps rejects %j', (input, message) => {
     // GIVEN bad guard properties / WHEN parsed / THEN the property is named
     expect(() => parseGuardProps(input)).toThrow(message);
@@ -360,14 +393,29 @@ describe('the delete guard never touches the bucket; the bucket cleaner empties 
     await expect(s3.send(new GetBucketVersioningCommand({ Bucket: BUCKET }))).rejects.toThrow(/NoSuchBucket|does not exist/);
   });
 
-  test('fails at the total bound while a file system still lists the bucket, keeping every object', async () => {
+  test('fails at the total bound while a deleted file system still lists the bucket, keeping every object', async () => {
     await seed(1);
     endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${BUCKET}`);
+    await client.send(new DeleteFileSystemCommand({ fileSystemId: FS }));
     endpoint.setDetachment(FS, perCall('attached'));
     const late = cleanerDelete(cleanerDeps(T0 + 600_000), cleaner, T0);
-    await expect(late).rejects.toThrow(/bucket guarded-bucket is still used by file system fs-0123456789abcdef0 \(available\), so it was not emptied after 600 s \(limit 600 s\)\. The bucket and whatever is still in it are kept/);
+    await expect(late).rejects.toThrow(/bucket guarded-bucket is still used by file system fs-0123456789abcdef0 \(deleted\), so it was not emptied after 600 s \(limit 600 s\)\. The bucket and whatever is still in it are kept/);
     expect(await versions()).toBe(3);
     expect(await emptyBucketSlice(s3, BUCKET, Date.now)).toMatchObject({ empty: true });
+  });
+
+  test('a file system that lists the bucket and is not being deleted (RETAIN, or made elsewhere) fails the cleaner after a short grace, emptying nothing', async () => {
+    // GIVEN an available file system on the bucket that the stack does not delete
+    await seed(1);
+    endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${BUCKET}`);
+    // WHEN polled within the grace / THEN it waits
+    expect((await cleanerDelete(cleanerDeps(T0 + 60_000), cleaner, T0)).IsComplete).toBe(false);
+    // WHEN polled after it / THEN it fails at once (not after 55 minutes), naming the file system and both ways to finish
+    await expect(cleanerDelete(cleanerDeps(T0 + 121_000), cleaner, T0)).rejects.toThrow(new RegExp(
+      'Custom::S3FilesBucketCleaner: bucket guarded-bucket is still used by file system fs-0123456789abcdef0 \\(available\\), which is not being deleted '
+      + '\\(a file system with RemovalPolicy.RETAIN keeps using the bucket.*\\)\\. Nothing was emptied: the bucket and its data are kept\\. '
+      + 'To finish: delete that file system .*or retry the stack deletion keeping the bucket \\(aws cloudformation delete-stack --retain-resources'));
+    expect(await versions()).toBe(3);
   });
 
   test('fails at the total bound while S3 keeps refusing DeleteBucket; an already-deleted bucket is done', async () => {
