@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import {
-  Annotations, AspectPriority, Aspects, CfnDeletionPolicy, CfnResource, CustomResource, Duration, Lazy, RemovalPolicy, Stack, Token,
+  Annotations, AspectPriority, Aspects, Aws, CfnDeletionPolicy, CfnResource, CustomResource, Duration, Lazy, RemovalPolicy, Stack, Token,
 } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -20,7 +20,7 @@ import { acknowledgeServiceRoleFindings, SERVICE_PRINCIPAL, serviceRoleStatement
 import {
   invalid, validateAvailabilityTimeout, validateBoolean, validatePrefix, validateWholeDays,
 } from './private/validation';
-import { S3FilesWaiterProvider } from './private/waiter-provider';
+import { DELETE_WITH_STACK_TAG, S3FilesWaiterProvider } from './private/waiter-provider';
 import { S3FilesAccessPoint } from './s3files-access-point';
 import { IS3FilesFileSystem, S3FilesFileSystemAttributes, S3FilesFileSystemBase } from './s3files-file-system-base';
 import { MountTargetIpAddressType, S3FilesFileSystemOptions, S3FilesFileSystemProps } from './s3files-file-system-props';
@@ -103,8 +103,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   private readonly allowMountsWithoutAccessPoint: boolean;
   private readonly waiter: CustomResource;
   private readonly deleteGuard: CustomResource;
-  /** The handlers' rights on this file system (waiter reads; guard deletes with DESTROY). */
-  private readonly handlerPolicy: iam.CfnPolicy;
 
   constructor(scope: Construct, id: string, props: S3FilesFileSystemProps) {
     super(scope, id);
@@ -129,8 +127,13 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     this.bucket = props.bucket ?? this.createBucket(props);
     this.checkBucketLocation();
 
-    // ---- service role (its policy is a separate resource the file system depends on)
-    const role = new iam.Role(this, 'ServiceRole', {
+    // ---- service role and its policy, one pair per generation of the file system (keyed like the
+    // delete guard by what replaces it): a replacement gets its own, and the old file system keeps
+    // its pair until it is deleted (DESTROY) or retained with it (RETAIN), so its last writes still
+    // reach S3. Updated in place, the old prefix or bucket would lose them first; added to one role,
+    // retained policies would pile up against IAM's 10,240 characters per role.
+    const replacement = this.replacementHash(props);
+    const role = new iam.Role(this, `ServiceRole${replacement}`, {
       description: 'Assumed by Amazon S3 Files to synchronise the file system with its bucket',
       assumedBy: new iam.ServicePrincipal(SERVICE_PRINCIPAL).withConditions({
         StringEquals: { 'aws:SourceAccount': stack.account },
@@ -138,10 +141,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       }),
     });
     this.serviceRole = role;
-    // Keyed like the delete guard: a replacement adds a policy for the new file system, and the old
-    // one keeps its rights until it is deleted (DESTROY) or retained with it (RETAIN), so its last
-    // writes still reach S3. Updated in place, the old prefix or bucket would lose them first.
-    const replacement = this.replacementHash(role, props);
     const rolePolicy = new iam.Policy(this, `ServiceRolePolicy${replacement}`, {
       roles: [role],
       statements: serviceRoleStatements(this),
@@ -177,6 +176,20 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
           if (!(node instanceof CfnResource) || (node !== bucketCfn && node !== this.bucket.policy?.node.defaultChild)) return;
           const own = bucketCfn.cfnOptions;
           const fs = this.resource.cfnOptions;
+          // A RETAIN file system on this bucket keeps using it after this one is deleted: the cleaner
+          // would wait for it in vain, so the bucket is kept too.
+          const destroyed = own.deletionPolicy === undefined && fs.deletionPolicy === CfnDeletionPolicy.DELETE;
+          const keptFor = destroyed ? this.retainedUserOfBucket() : undefined;
+          if (keptFor) {
+            node.cfnOptions.deletionPolicy = CfnDeletionPolicy.RETAIN;
+            node.cfnOptions.updateReplacePolicy = CfnDeletionPolicy.RETAIN;
+            if (node === bucketCfn) {
+              Annotations.of(this).addWarningV2('cdk-s3files-lambda:bucketKeptForRetainedFileSystem',
+                `the bucket this file system created is kept, although its removal policy is DESTROY: ${keptFor.node.path} uses it too and is retained (RemovalPolicy.RETAIN), `
+                + 'so the bucket is still in use when this stack is deleted. To delete the bucket with the stack, give that file system RemovalPolicy.DESTROY, or its own bucket.');
+            }
+            return;
+          }
           node.cfnOptions.deletionPolicy = own.deletionPolicy ?? fs.deletionPolicy;
           node.cfnOptions.updateReplacePolicy = own.updateReplacePolicy ?? fs.updateReplacePolicy;
         },
@@ -189,12 +202,16 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // ---- delete guard: everything using the file system depends on it, so on deletion it runs
     // after they are gone and deletes the file system itself (DESTROY only), without forceDelete.
     const provider = S3FilesWaiterProvider.getOrCreate(this);
-    ({ guard: this.deleteGuard, policy: this.handlerPolicy } = createDeleteGuard(this, provider, {
+    const logicalId = () => Stack.of(this).resolve(this.resource.logicalId) as string;
+    this.deleteGuard = createDeleteGuard(this, provider, {
       fileSystemId: this.fileSystemId,
-      fileSystemArn: this.fileSystemArn,
+      fileSystemLogicalId: Lazy.string({ produce: logicalId }),
       replacementHash: replacement,
       destroyOnDelete: () => this.destroyOnDelete,
-    }));
+    });
+    provider.registerGuardedFileSystem({ logicalId, retained: () => !this.destroyOnDelete });
+    // The guards may delete a file system only while it carries this stack's id (DESTROY).
+    this.resource.cdkTagManager.setTag(DELETE_WITH_STACK_TAG, Lazy.string({ produce: () => (this.destroyOnDelete ? Aws.STACK_ID : 'false') }), 1000);
     if (this.ownsBucket) this.deleteGuard.node.addDependency(createBucketCleaner(this, provider, this.bucket, () => this.emptiesBucket));
 
     // ---- network: one client group; one rule on the mount-target group, whatever the number of clients
@@ -267,7 +284,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       Lazy.list({ produce: () => this.accessPoints.map(ap => ap.accessPointId) }),
       { name: this.bucket.bucketName, verifyVersioning: importedBucket });
     // Clients wait for this, so it also stands for the NFS rules being in place.
-    this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup, ...nfsRules, this.handlerPolicy);
+    this.waiter.node.addDependency(...mountTargets, securityGroup, clientSecurityGroup, ...nfsRules);
     this.mountTargetsAvailable = this.waiter;
   }
 
@@ -329,7 +346,6 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
       return this.waiter;
     }
     const provider = S3FilesWaiterProvider.getOrCreate(accessPoint);
-    provider.grantReadFileSystem(this.fileSystemArn);
     const own = this.createWaiter(accessPoint, 'Available', provider, [accessPoint.accessPointId]);
     const ready = new DependencyGroup();
     ready.add(this.waiter, own);
@@ -423,23 +439,28 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   }
 
   /**
-   * A hash of what replaces the file system when it changes (bucket, prefix, role and, only when
-   * set, the key and acceptBucketWarning), as CloudFormation sees it (values, or references by
-   * logical id), never construct paths: moving the stack into a Stage, or the construct into
-   * another scope with the same logical ids, keeps it. The delete guard and the service-role
-   * policy are keyed by it.
+   * A hash of what replaces the file system when it changes (bucket, prefix and, only when set, the
+   * key and acceptBucketWarning), as CloudFormation sees it (values, or references by logical id),
+   * never construct paths: moving the stack into a Stage, or the construct into another scope with
+   * the same logical ids, keeps it. The delete guard, the service role and its policy are keyed by it
+   * (the role, keyed by it, replaces the file system only when the file system is replaced anyway).
    */
-  private replacementHash(role: iam.IRole, props: S3FilesFileSystemOptions): string {
+  private replacementHash(props: S3FilesFileSystemOptions): string {
     const key = props.fileSystemEncryptionKey;
     const identity = Stack.of(this).resolve({
       bucket: this.bucket.bucketName,
       prefix: this.prefix,
-      role: role.roleArn,
       // The other create-only properties, only when set: the ids of everyone else stay.
       ...(key ? { fileSystemKey: key.keyArn } : {}),
       ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),
     });
     return crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 8);
+  }
+
+  /** Another file system of the app on this construct's bucket whose final removal policy keeps it. */
+  private retainedUserOfBucket(): S3FilesFileSystem | undefined {
+    return this.node.root.node.findAll().find((c): c is S3FilesFileSystem => c instanceof S3FilesFileSystem && c !== this
+      && (c.bucket === this.bucket || c.bucket.bucketArn === this.bucket.bucketArn) && !c.destroyOnDelete);
   }
 
   /** True when the file system's final removal policy deletes it. */

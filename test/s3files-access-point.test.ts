@@ -154,9 +154,10 @@ describe('S3FilesAccessPoint', () => {
       ExpectedMountTargetCount: '2',
       VerifyBucketVersioning: 'false',
     });
-    // AND the waiter may read that file system, and the function is created only after the waiter
-    const [, readPolicy] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderIsCompleteServiceRoleDefaultPolicy');
-    expect(JSON.stringify(readPolicy.Properties.PolicyDocument)).toContain('file-system/fs-0123456789abcdef0');
+    // AND the waiter may read the account's file systems (the handler policy), waits for that policy, and the function only after the waiter
+    const [readPolicyId, readPolicy] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderHandlerPolicy');
+    expect(JSON.stringify(readPolicy.Properties.PolicyDocument.Statement[0])).toMatch(/s3files:GetAccessPoint.*:file-system\/\*"/);
+    expect(waiter.DependsOn).toContain(readPolicyId);
     const [, fnResource] = byPrefix(t, 'AWS::Lambda::Function', 'Fn');
     expect(fnResource.DependsOn).toContain(waiterId);
   });

@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem } from '../src';
+import { allowsDeletingFileSystem } from './lifecycle/cfn';
 import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
 function fileSystem(props: Partial<ConstructorParameters<typeof S3FilesFileSystem>[2]> = {}) {
@@ -726,49 +727,46 @@ describe('S3FilesFileSystem: waiter', () => {
     expect(resourcesOfType(t, 'AWS::S3::Bucket')).toHaveLength(0);
   });
 
-  test('one provider per stack; each file system\'s handler policy grants the reads on it and its access points, and the waiter waits for it', () => {
+  test('one provider per stack, with one handler policy of a fixed size: reads of the account\'s file systems and access points; every waiter waits for it', () => {
     // GIVEN
-    const stack = newStack();
-    const vpc = isolatedVpc(stack);
+    const build = (names: string[]) => {
+      const stack = newStack();
+      const vpc = isolatedVpc(stack);
+      for (const name of names) new S3FilesFileSystem(stack, name, { vpc, removalPolicy: RemovalPolicy.DESTROY });
+      return Template.fromStack(stack);
+    };
     // WHEN
-    new S3FilesFileSystem(stack, 'A', { vpc });
-    new S3FilesFileSystem(stack, 'B', { vpc });
+    const t = build(['A', 'B']);
     // THEN
-    const t = Template.fromStack(stack);
     expect(resourcesOfType(t, 'AWS::StepFunctions::StateMachine')).toHaveLength(1);
     const waiters = resourcesOfType(t, 'Custom::S3FilesMountTargetsAvailable');
     expect(new Set(waiters.map(([, w]) => JSON.stringify(w.Properties.ServiceToken))).size).toBe(1);
-    for (const name of ['A', 'B']) {
-      const [policyId, policy] = byPrefix(t, 'AWS::IAM::Policy', `${name}DeleteGuard`);
-      expect(policy.Properties.Roles).toEqual([{ Ref: expect.stringMatching(/^cdks3fileslambdaWaiterProviderIsCompleteServiceRole/) }]);
-      expect(policy.Properties.PolicyDocument.Statement).toEqual([{
-        Effect: 'Allow',
-        Action: ['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:GetMountTarget', 's3files:GetAccessPoint', 's3files:ListAccessPoints'],
-        Resource: [
-          { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] },
-          { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${name}`)), 'FileSystemArn'] }, '/access-point/*']] },
-        ],
-      }]);
-      const [, waiter] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', `${name}MountTargetsAvailable`);
-      expect(waiter.DependsOn).toContain(policyId);
-    }
+    const [policyId, policy] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderHandlerPolicy');
+    expect(policy.Properties.Roles).toEqual([{ Ref: expect.stringMatching(/^cdks3fileslambdaWaiterProviderIsCompleteServiceRole/) }]);
+    const fileSystems = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3files:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':file-system/*']] };
+    expect(policy.Properties.PolicyDocument.Statement[0]).toEqual({
+      Effect: 'Allow',
+      Action: ['s3files:GetFileSystem', 's3files:ListMountTargets', 's3files:GetMountTarget', 's3files:GetAccessPoint', 's3files:ListAccessPoints'],
+      Resource: [fileSystems, { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3files:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':file-system/*/access-point/*']] }],
+    });
+    for (const [, waiter] of waiters) expect(waiter.DependsOn).toContain(policyId);
+    // AND it is the same for one file system and for eight (a replacement adds nothing to the handler role)
+    const policyOf = (tt: Template) => byPrefix(tt, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderHandlerPolicy')[1];
+    expect(policyOf(build(['One']))).toEqual(policyOf(build(['C1', 'C2', 'C3', 'C4', 'C5', 'C6', 'C7', 'C8'])));
   });
 
-  test.each([
-    [RemovalPolicy.RETAIN, 19],
-    [RemovalPolicy.DESTROY, 7],
-  ])('with %s, %i file systems fit one stack; one more is a synth error about the handler role\'s inline policy limit', (removalPolicy, fits) => {
-    // GIVEN a stack with the largest number of file systems whose handler policies fit IAM's 10,240 characters
+  test('the created buckets\' cleaners are what fills the handler role: 18 DESTROY file systems fit one stack, one more is a synth error about IAM\'s inline policy limit', () => {
+    // GIVEN a stack with the largest number of file systems (each with a created bucket) whose cleaner policies fit IAM's 10,240 characters
     const build = (n: number) => {
       const stack = newStack();
       const vpc = isolatedVpc(stack);
-      for (let i = 0; i < n; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc, removalPolicy }).addAccessPoint('Ap');
+      for (let i = 0; i < n; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc, removalPolicy: RemovalPolicy.DESTROY }).addAccessPoint('Ap');
       return stack;
     };
     // WHEN / THEN
-    expect(() => Template.fromStack(build(fits))).not.toThrow();
-    expect(() => Template.fromStack(build(fits + 1)))
-      .toThrow(/TestStack: the waiter and delete-guard policies of the S3 Files file systems in this stack add up to about \d+ characters .*IAM allows at most 10240 .*Fix: put some of the file systems in another stack/);
+    expect(() => Template.fromStack(build(18))).not.toThrow();
+    expect(() => Template.fromStack(build(19)))
+      .toThrow(/TestStack: the handler and bucket-cleaner policies of the S3 Files file systems in this stack add up to about \d+ characters .*IAM allows at most 10240 .*Fix: put some of the file systems that create their bucket in another stack/);
   });
 
   test('the handlers run on arm64 with the contract polling settings', () => {
@@ -939,6 +937,17 @@ describe('S3FilesFileSystem: data safety on removal', () => {
       .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes('cdks3fileslambdaWaiterProviderIsCompleteServiceRole'))
       .flatMap(([policy, p]) => p.Properties.PolicyDocument.Statement.map((statement: any) => ({ policy, statement })));
   }
+  /** Whether the handlers may delete the file system of `logicalId`, its tags as the template gives them. */
+  function handlersMayDelete(t: Template, logicalId: string): boolean {
+    const json = t.toJSON() as any;
+    const arn = JSON.stringify({ 'Fn::GetAtt': [logicalId, 'FileSystemArn'] });
+    return handlerRoleStatements(t).some(({ policy, statement }) => statement.Effect === 'Allow' && allowsDeletingFileSystem({
+      policy,
+      actions: [].concat(statement.Action),
+      resources: [].concat(statement.Resource).map((r) => JSON.stringify(r)),
+      conditions: statement.Condition,
+    }, logicalId, arn, json));
+  }
 
   test('by default the file system, its role, the role policy and the created bucket are retained, and nobody may delete', () => {
     // GIVEN / WHEN the defaults
@@ -954,7 +963,8 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     expect(resourcesOfType(t, 'Custom::S3AutoDeleteObjects')).toHaveLength(0);
     expect(guard(t)[1].Properties).toMatchObject({ DeleteFileSystem: 'false' });
     expect(cleaner(t)[1].Properties).toMatchObject({ EmptyOnDelete: 'false' });
-    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3files:DeleteFileSystem|s3:DeleteObject|s3:DeleteBucket/);
+    expect(handlersMayDelete(t, only(t, 'AWS::S3Files::FileSystem')[0])).toBe(false);
+    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3:DeleteObject|s3:DeleteBucket/);
   });
 
   test('with DESTROY the guard deletes the file system after its users; the bucket\'s own cleaner, deleted after the guard, empties and deletes the created bucket', () => {
@@ -970,6 +980,7 @@ describe('S3FilesFileSystem: data safety on removal', () => {
       ServiceToken: { 'Fn::GetAtt': [expect.stringMatching(/^cdks3fileslambdaWaiterProviderframeworkonEvent/), 'Arn'] },
       ServiceTimeout: '3600',
       FileSystemId: { 'Fn::GetAtt': [fsId, 'FileSystemId'] },
+      FileSystemLogicalId: fsId,
       DeleteFileSystem: 'true',
       DeleteTimeoutSeconds: '1800',
       TotalTimeoutSeconds: '3300',
@@ -993,11 +1004,14 @@ describe('S3FilesFileSystem: data safety on removal', () => {
       expect(all.length).toBeGreaterThan(0);
       for (const [, r] of all) expect(r.DependsOn).toContain(guardId);
     }
-    // ... and the guard's rights live in its own policy, which it depends on (so they outlive its Delete)
-    const [guardPolicyId, guardPolicy] = byPrefix(t, 'AWS::IAM::Policy', guardId.replace(/[0-9A-F]{8}$/, 'Policy'));
+    // ... and the guard's rights live in the handlers' policy, which it depends on (so they outlive its Delete):
+    // deletion of a file system tagged for deletion with this stack, which this one is
+    const [guardPolicyId, guardPolicy] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderHandlerPolicy');
     expect(g.DependsOn).toContain(guardPolicyId);
     const actions = guardPolicy.Properties.PolicyDocument.Statement.flatMap((st: any) => [].concat(st.Action));
     expect(actions).toEqual(expect.arrayContaining(['s3files:DeleteFileSystem', 's3files:GetFileSystem', 'events:DeleteRule', 'events:RemoveTargets']));
+    expect(fsRes.Properties.Tags).toContainEqual({ Key: 'cdk-s3files-lambda:delete-with-stack', Value: { Ref: 'AWS::StackId' } });
+    expect(handlersMayDelete(t, fsId)).toBe(true);
     // the guard has no right on the bucket at all
     expect(JSON.stringify(guardPolicy)).not.toMatch(/"s3:|ListFileSystems/);
     // ... and the cleaner's rights live in its own policy, which it depends on
@@ -1029,14 +1043,25 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     new S3FilesFileSystem(stack, 'Kept', { vpc });
     // WHEN synthesized
     const t = Template.fromStack(stack);
-    // THEN exactly one DeleteFileSystem statement, on the DESTROY file system's ARN only, in that guard's policy
+    // THEN exactly one DeleteFileSystem statement, in the handlers' policy, limited to file systems tagged
+    // with this stack's id; only the DESTROY file system carries it
     const deletes = handlerRoleStatements(t).filter(({ statement }) => JSON.stringify(statement.Action).includes('s3files:DeleteFileSystem'));
     expect(deletes).toEqual([{
-      policy: expect.stringMatching(/^GoneDeleteGuard[0-9a-f]{8}Policy/),
-      statement: { Effect: 'Allow', Action: 's3files:DeleteFileSystem', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Gone/), 'FileSystemArn'] } },
+      policy: expect.stringMatching(/^cdks3fileslambdaWaiterProviderHandlerPolicy/),
+      statement: {
+        Effect: 'Allow',
+        Action: 's3files:DeleteFileSystem',
+        Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3files:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':file-system/*']] },
+        Condition: { StringEquals: { 'aws:ResourceTag/cdk-s3files-lambda:delete-with-stack': { Ref: 'AWS::StackId' } } },
+      },
     }]);
-    const others = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy').filter(([id]) => !/^GoneDeleteGuard/.test(id)));
+    expect(handlersMayDelete(t, byPrefix(t, 'AWS::S3Files::FileSystem', 'Gone')[0])).toBe(true);
+    expect(handlersMayDelete(t, byPrefix(t, 'AWS::S3Files::FileSystem', 'Kept')[0])).toBe(false);
+    const others = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy').filter(([id]) => !/^cdks3fileslambdaWaiterProviderHandlerPolicy/.test(id)));
     expect(others).not.toContain('s3files:DeleteFileSystem');
+    // AND the handler's environment lists the RETAIN one (a removed guard of its logical id keeps it)
+    const [, fn] = byPrefix(t, 'AWS::Lambda::Function', 'cdks3fileslambdaWaiterProviderIsComplete');
+    expect(fn.Properties.Environment.Variables.S3FILES_RETAINED_FILE_SYSTEMS).toBe(byPrefix(t, 'AWS::S3Files::FileSystem', 'Kept')[0]);
     // AND both guards are served by the one provider
     const guards = resourcesOfType(t, 'Custom::S3FilesDeleteGuard');
     expect(guards.map(([, g]) => g.Properties.DeleteFileSystem).sort()).toEqual(['false', 'true']);
@@ -1057,7 +1082,7 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'], ['AWS::S3::Bucket', 'FilesBucket']]) {
       expect(byPrefix(t, type, prefix)[1]).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
     }
-    expect(JSON.stringify(handlerRoleStatements(t))).toContain('s3files:DeleteFileSystem');
+    expect(handlersMayDelete(t, only(t, 'AWS::S3Files::FileSystem')[0])).toBe(true);
   });
 
   test.each([
@@ -1075,7 +1100,8 @@ describe('S3FilesFileSystem: data safety on removal', () => {
     for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'], ['AWS::S3::Bucket', 'FilesBucket']]) {
       expect(byPrefix(t, type, prefix)[1]).toMatchObject({ DeletionPolicy: 'Retain' });
     }
-    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3files:DeleteFileSystem|s3:DeleteObject/);
+    expect(handlersMayDelete(t, only(t, 'AWS::S3Files::FileSystem')[0])).toBe(false);
+    expect(JSON.stringify(handlerRoleStatements(t))).not.toMatch(/s3:DeleteObject/);
   });
 
   test.each([

@@ -66,7 +66,7 @@ describe('S3FilesMountedFunction: defaults', () => {
       expect.stringMatching(/^ProcessorFileSystemMountTargetAz1[0-9A-F]{8}$/),
       expect.stringMatching(/^ProcessorFileSystemClientSecurityGroup[0-9A-F]{8}$/),
       expect.stringMatching(/^ProcessorFileSystemMountTargetsAvailable[0-9A-F]{8}$/),
-      expect.stringMatching(/^ProcessorFileSystemServiceRole[0-9A-F]{8}$/),
+      expect.stringMatching(/^ProcessorFileSystemServiceRole[0-9a-f]{8}[0-9A-F]{8}$/),
       expect.stringMatching(/^ProcessorFileSystemBucket[0-9A-F]{8}$/),
       expect.stringMatching(/^ProcessorVpc[0-9A-F]{8}$/),
       expect.stringMatching(/^Processor[0-9A-F]{8}$/),

@@ -1,4 +1,4 @@
-import { CustomResource, Duration, Lazy, Names, Stack, Tokenization } from 'aws-cdk-lib';
+import { CustomResource, Duration, Lazy, Names, Tokenization } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -7,16 +7,7 @@ import {
   WAITER_RESOURCE_TYPE,
 } from './custom-resource-contract';
 import { acknowledge, findingResource } from './nag';
-import { S3FilesWaiterProvider, waiterServiceTimeout, WAITER_READ_ACTIONS } from './waiter-provider';
-
-/** What the waiter reads to see mount targets and access points, and the guard to delete and to say what blocks it. */
-export const HANDLER_READ_ACTIONS = [...WAITER_READ_ACTIONS, 's3files:ListAccessPoints'];
-/** The EventBridge rights of CloudFormation's own AWS::S3Files::FileSystem delete handler. */
-export const GUARD_EVENTS_ACTIONS = ['events:DescribeRule', 'events:DeleteRule', 'events:ListTargetsByRule', 'events:PutRule', 'events:RemoveTargets'];
-
-export function eventsRuleArn(stack: Stack): string {
-  return `arn:${stack.partition}:events:${stack.region}:${stack.account}:rule/DO-NOT-DELETE-S3-Files*`;
-}
+import { S3FilesWaiterProvider, waiterServiceTimeout } from './waiter-provider';
 
 /**
  * A waiter (on `provider`, in the stack of `scope`) for a file system's mount targets and the
@@ -29,7 +20,7 @@ export function createWaiter(scope: Construct, id: string, provider: S3FilesWait
   readonly timeoutSeconds: number;
   readonly bucket?: { readonly name: string; readonly verifyVersioning: boolean };
 }): CustomResource {
-  return new CustomResource(scope, id, {
+  const waiter = new CustomResource(scope, id, {
     serviceToken: provider.serviceToken,
     resourceType: WAITER_RESOURCE_TYPE,
     serviceTimeout: waiterServiceTimeout(props.timeoutSeconds),
@@ -42,12 +33,16 @@ export function createWaiter(scope: Construct, id: string, provider: S3FilesWait
       ...(props.bucket ? { BucketName: props.bucket.name } : {}),
     },
   });
+  // Its reads are in the provider's handler policy.
+  waiter.node.addDependency(provider.handlerPolicy);
+  return waiter;
 }
 
 /** What the delete guard needs of its file system. */
 export interface DeleteGuardOptions {
   readonly fileSystemId: string;
-  readonly fileSystemArn: string;
+  /** The file system's logical id in its stack (stable across replacements). */
+  readonly fileSystemLogicalId: string;
   /** The hash of what replaces the file system: part of the guard's construct id. */
   readonly replacementHash: string;
   /** True when the file system's final removal policy deletes it (read at synthesis). */
@@ -55,38 +50,30 @@ export interface DeleteGuardOptions {
 }
 
 /**
- * The delete guard and its own IAM policy, keyed by what replaces the file system (bucket,
- * prefix, role). A replacement then creates a new guard and policy, and CloudFormation deletes
- * the old pair in its cleanup phase: the old guard still holds the old file system's id and its
- * policy still names the old ARN. Removing the file system from the app removes the pair too;
- * the guard depends on its policy, so the policy outlives the guard's Delete.
+ * The delete guard, keyed by what replaces the file system (bucket, prefix, key): a replacement
+ * creates a new guard, and CloudFormation deletes the old one in its cleanup phase, where it still
+ * holds the old file system's id. Its rights are the provider's handler policy, which every guard
+ * depends on (so it outlives their Deletes) and which a replacement does not grow; the file system
+ * carries the tag that lets it be deleted only while its removal policy is DESTROY.
  * @param fileSystem the file system construct (the guard's scope)
  */
-export function createDeleteGuard(
-  fileSystem: Construct, provider: S3FilesWaiterProvider, options: DeleteGuardOptions,
-): { guard: CustomResource; policy: iam.CfnPolicy } {
+export function createDeleteGuard(fileSystem: Construct, provider: S3FilesWaiterProvider, options: DeleteGuardOptions): CustomResource {
   const scope = new Construct(fileSystem, `DeleteGuard${options.replacementHash}`);
-  const handlerRole = provider.isCompleteFunction.role!;
-  const policy = new iam.CfnPolicy(scope, 'Policy', {
-    policyName: Names.uniqueResourceName(scope, { maxLength: 128 }),
-    roles: [handlerRole.roleName],
-    policyDocument: Lazy.any({ produce: () => renderGuardPolicy(fileSystem, options) }),
-  });
-  acknowledgeGuardFindings(fileSystem, policy, options.fileSystemArn);
   const guard = new CustomResource(scope, 'Resource', {
     serviceToken: provider.serviceToken,
     resourceType: DELETE_GUARD_RESOURCE_TYPE,
     serviceTimeout: Duration.seconds(CUSTOM_RESOURCE_MAX_SECONDS),
     properties: {
       FileSystemId: options.fileSystemId,
+      FileSystemLogicalId: options.fileSystemLogicalId,
       // Always present, so switching DESTROY -> RETAIN is an Update (no-op), never a Delete that deletes.
       DeleteFileSystem: Lazy.string({ produce: () => (options.destroyOnDelete() ? 'true' : 'false') }),
       DeleteTimeoutSeconds: String(DELETE_TIMEOUT_SECONDS),
       TotalTimeoutSeconds: String(GUARD_TOTAL_SECONDS),
     },
   });
-  guard.node.addDependency(policy);
-  return { guard, policy };
+  guard.node.addDependency(provider.handlerPolicy);
+  return guard;
 }
 
 /**
@@ -138,32 +125,4 @@ function renderCleanerPolicy(bucket: s3.IBucket, emptiesBucket: boolean): iam.Po
     new iam.PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: [bucket.arnForObjects('*')] }),
   );
   return doc;
-}
-
-/**
- * The handlers' rights on this file system: the waiter's reads always; the guard's deletion,
- * clean-up and emptying only when the final policy is DESTROY. No Sids: every file system's
- * policy counts against IAM's 10,240 characters of inline policies on the one handler role.
- */
-function renderGuardPolicy(fileSystem: Construct, options: DeleteGuardOptions): iam.PolicyDocument {
-  const doc = new iam.PolicyDocument();
-  doc.addStatements(new iam.PolicyStatement({
-    actions: HANDLER_READ_ACTIONS,
-    resources: [options.fileSystemArn, `${options.fileSystemArn}/access-point/*`],
-  }));
-  if (!options.destroyOnDelete()) return doc;
-  const stack = Stack.of(fileSystem);
-  doc.addStatements(
-    new iam.PolicyStatement({ actions: ['s3files:DeleteFileSystem'], resources: [options.fileSystemArn] }),
-    // What CloudFormation's own delete handler holds: the service removes its EventBridge rules on the caller's behalf.
-    new iam.PolicyStatement({ actions: GUARD_EVENTS_ACTIONS, resources: [eventsRuleArn(stack)] }),
-  );
-  return doc;
-}
-
-function acknowledgeGuardFindings(fileSystem: Construct, policy: iam.CfnPolicy, fileSystemArn: string): void {
-  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, `${fileSystemArn}/access-point/*`)}]`,
-    'Read-only, on the access points of this one file system: their ids exist only after creation, and the waiter checks each one.');
-  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, eventsRuleArn(Stack.of(fileSystem)))}]`,
-    'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s own delete handler holds).');
 }

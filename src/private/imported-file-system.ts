@@ -89,7 +89,6 @@ export class ImportedFileSystem extends S3FilesFileSystemBase {
       `create the access point in a stack of account ${this.arnEnv.account}, or import an access point the owner created (S3FilesAccessPoint.fromAccessPointAttributes)`);
     }
     const provider = S3FilesWaiterProvider.getOrCreate(accessPoint);
-    provider.grantReadFileSystem(this.fileSystemArn);
     return createWaiter(accessPoint, 'Available', provider, {
       fileSystemId: this.fileSystemId,
       mountTargetCount: Math.max(1, this.attrs.availabilityZones?.length ?? 1),

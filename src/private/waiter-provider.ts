@@ -1,10 +1,10 @@
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { Aws, Duration, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, IConstruct } from 'constructs';
-import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
+import { CUSTOM_RESOURCE_MAX_SECONDS, RETAINED_FILE_SYSTEMS_ENV, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from './nag';
 import { estimatePolicyCharacters } from './policy-size';
 import { WaitForAvailableIsCompleteFunction } from './wait-for-available-is-complete-function';
@@ -33,6 +33,26 @@ export const WAITER_READ_ACTIONS = [
   's3files:GetMountTarget',
   's3files:GetAccessPoint',
 ];
+/** What the waiter reads to see mount targets and access points, and the guard to delete and to say what blocks it. */
+export const HANDLER_READ_ACTIONS = [...WAITER_READ_ACTIONS, 's3files:ListAccessPoints'];
+/** The EventBridge rights of CloudFormation's own AWS::S3Files::FileSystem delete handler. */
+export const GUARD_EVENTS_ACTIONS = ['events:DescribeRule', 'events:DeleteRule', 'events:ListTargetsByRule', 'events:PutRule', 'events:RemoveTargets'];
+/**
+ * The tag that lets the stack's delete guards delete a file system: the stack's id while the file
+ * system's removal policy is DESTROY, "false" otherwise (`aws:ResourceTag/${TagKey}` is a documented
+ * condition key of the s3files file-system resource type).
+ */
+export const DELETE_WITH_STACK_TAG = 'cdk-s3files-lambda:delete-with-stack';
+
+export function eventsRuleArn(stack: Stack): string {
+  return `arn:${stack.partition}:events:${stack.region}:${stack.account}:rule/DO-NOT-DELETE-S3-Files*`;
+}
+
+/** A file system whose guard this provider serves: its logical id and whether its final removal policy keeps it. */
+interface GuardedFileSystem {
+  readonly logicalId: () => string;
+  readonly retained: () => boolean;
+}
 
 /**
  * One custom-resource provider per stack for the mount-target waiter, however many
@@ -57,6 +77,14 @@ export class S3FilesWaiterProvider extends Construct {
   public readonly onEventFunction: lambda.Function;
   /** Polls the control plane until the mount targets and access points are available. */
   public readonly isCompleteFunction: lambda.Function;
+  /**
+   * The handlers' rights, the same whatever the stack holds: reads of the account's file systems in
+   * this region, and deletion of those tagged for deletion with this stack. Per-file-system policies
+   * would pile up on the one role while a replacement keeps old and new side by side.
+   */
+  public readonly handlerPolicy: iam.Policy;
+
+  private readonly guarded: GuardedFileSystem[] = [];
 
   private constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -73,6 +101,17 @@ export class S3FilesWaiterProvider extends Construct {
       timeout: Duration.minutes(1),
       memorySize: 256,
     });
+
+    this.handlerPolicy = new iam.Policy(this, 'HandlerPolicy', {
+      roles: [this.isCompleteFunction.role!],
+      statements: handlerStatements(Stack.of(this)),
+    });
+    acknowledgeHandlerFindings(this, this.handlerPolicy);
+    // Read when the guard of a removed or replaced file system runs its Delete in the cleanup phase,
+    // after the update changed this function: a file system of that logical id that is RETAIN now stays.
+    this.isCompleteFunction.addEnvironment(RETAINED_FILE_SYSTEMS_ENV, Lazy.string({
+      produce: () => this.guarded.filter((g) => g.retained()).map((g) => g.logicalId()).sort().join(','),
+    }));
 
     this.node.addValidation({ validate: () => this.validateHandlerPolicySize() });
 
@@ -101,24 +140,16 @@ export class S3FilesWaiterProvider extends Construct {
     }
   }
 
-  /**
-   * Lets the handlers read one file system, its mount targets and its access points.
-   * Scoped to the file system ARN and its `access-point/*` sub-resources.
-   */
-  public grantReadFileSystem(fileSystemArn: string): void {
-    const statement = new iam.PolicyStatement({
-      actions: WAITER_READ_ACTIONS,
-      resources: [fileSystemArn, `${fileSystemArn}/access-point/*`],
-    });
-    this.isCompleteFunction.addToRolePolicy(statement);
-    acknowledge(this, `AwsSolutions-IAM5[${findingResource(this, `${fileSystemArn}/access-point/*`)}]`,
-      'Only access points of this one file system: their ids exist only after creation, and naming them would make them depend on this role, which the delete guard they depend on needs (a cycle).');
+  /** Takes a guarded file system of this stack into account (its final removal policy is read at synthesis). */
+  public registerGuardedFileSystem(fileSystem: GuardedFileSystem): void {
+    this.guarded.push(fileSystem);
   }
 
   /**
-   * Every file system of the stack adds read rights (and a delete guard policy) to the isComplete
-   * role, and IAM caps a role's inline policies at 10,240 characters in total: fail at synth with
-   * the fix rather than at deploy time.
+   * Every bucket a file system of the stack creates adds its cleaner's policy to the isComplete role,
+   * and IAM caps a role's inline policies at 10,240 characters in total: fail at synth with the fix
+   * rather than at deploy time. (The guards and waiters share one policy of a fixed size, so a
+   * replacement adds nothing: the peak of an update is its final template.)
    */
   private validateHandlerPolicySize(): string[] {
     const stack = Stack.of(this);
@@ -132,9 +163,9 @@ export class S3FilesWaiterProvider extends Construct {
       }
     }
     if (total <= MAX_ROLE_INLINE_POLICY_CHARS) return [];
-    return [`${stack.node.path}: the waiter and delete-guard policies of the S3 Files file systems in this stack add up to about ${total} characters `
+    return [`${stack.node.path}: the handler and bucket-cleaner policies of the S3 Files file systems in this stack add up to about ${total} characters `
       + `on one role (${this.isCompleteFunction.node.path}), and IAM allows at most ${MAX_ROLE_INLINE_POLICY_CHARS} characters of inline policies `
-      + 'per role. Fix: put some of the file systems in another stack (each stack has its own waiter role); see the README\'s capacity notes.'];
+      + 'per role. Fix: put some of the file systems that create their bucket in another stack (each stack has its own handler role), or pass them buckets of your own.'];
   }
 
   /** Lets onEvent read the versioning status of an imported bucket. */
@@ -144,4 +175,35 @@ export class S3FilesWaiterProvider extends Construct {
       resources: [bucket.bucketArn],
     }));
   }
+}
+
+/**
+ * The handlers' fixed rights: reads of the account's S3 Files resources in this region (file systems
+ * of other stacks and imported ones are waited for too), deletion of a file system only while it
+ * carries this stack's id in its delete-with-stack tag (DESTROY), and the EventBridge clean-up that
+ * CloudFormation's own delete handler does.
+ */
+function handlerStatements(stack: Stack): iam.PolicyStatement[] {
+  const fileSystems = stack.formatArn({ service: 's3files', resource: 'file-system', resourceName: '*' });
+  return [
+    new iam.PolicyStatement({ actions: HANDLER_READ_ACTIONS, resources: [fileSystems, `${fileSystems}/access-point/*`] }),
+    new iam.PolicyStatement({
+      actions: ['s3files:DeleteFileSystem'],
+      resources: [fileSystems],
+      conditions: { StringEquals: { [`aws:ResourceTag/${DELETE_WITH_STACK_TAG}`]: Aws.STACK_ID } },
+    }),
+    new iam.PolicyStatement({ actions: GUARD_EVENTS_ACTIONS, resources: [eventsRuleArn(stack)] }),
+  ];
+}
+
+function acknowledgeHandlerFindings(provider: Construct, policy: iam.Policy): void {
+  const stack = Stack.of(provider);
+  const fileSystems = stack.formatArn({ service: 's3files', resource: 'file-system', resourceName: '*' });
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(provider, fileSystems)}]`,
+    'Reads any S3 Files file system of the account in this region (the waiter also waits for file systems of other stacks and imported ones); '
+    + 'deletes only a file system tagged for deletion with this stack (aws:ResourceTag condition), which the construct sets only with RemovalPolicy.DESTROY.');
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(provider, `${fileSystems}/access-point/*`)}]`,
+    'Read-only: the waiter checks that each access point is available; their ids exist only after creation.');
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(provider, eventsRuleArn(stack))}]`,
+    'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s own delete handler holds).');
 }

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App } from 'aws-cdk-lib';
+import { estimatePolicyCharacters } from '../../src/private/policy-size';
 
 /**
  * What CloudFormation does between two templates, modelled from the outside: which resources it
@@ -228,6 +229,8 @@ export interface EffectiveStatement {
   readonly policy: string;
   readonly actions: string[];
   readonly resources: string[];
+  /** The statement's Condition block, as in the template (undefined when it has none). */
+  readonly conditions?: Json;
 }
 
 function versioned(value: Json, replaced: Set<string>, version: 'old' | 'new'): string {
@@ -263,6 +266,7 @@ export function rightsAtCleanupDelete(before: Template, after: Template, id: str
         policy: policyId,
         actions: [].concat(s.Action),
         resources: ([].concat(s.Resource) as Json[]).map((res) => versioned(res, replaced, version)),
+        conditions: s.Condition,
       });
     }
   };
@@ -317,11 +321,21 @@ export function dataLossOnDelete(from: Template, to: Template): string[] {
   const gone = new Set([...c.removed, ...c.replaced]);
   const target = (v: Json) => (Array.isArray(v?.['Fn::GetAtt']) ? v['Fn::GetAtt'][0] : typeof v?.Ref === 'string' ? v.Ref : undefined);
   const losses: string[] = [];
+  const retainedNow = retainedFileSystemsOf(to);
   for (const id of c.removed) {
     const r = from.Resources[id];
     const p = r.Properties ?? {};
-    if (r.Type === 'Custom::S3FilesDeleteGuard' && p.DeleteFileSystem === 'true' && !gone.has(target(p.FileSystemId))) {
-      losses.push(`${id} deletes file system ${target(p.FileSystemId)}, which stays`);
+    const fileSystem = target(p.FileSystemId);
+    if (r.Type === 'Custom::S3FilesDeleteGuard' && p.DeleteFileSystem === 'true' && !gone.has(fileSystem)) {
+      losses.push(`${id} deletes file system ${fileSystem}, which stays`);
+    }
+    // Replaced, the old file system is kept by CloudFormation when the new template retains it
+    // (UpdateReplacePolicy), unless the removed guard deletes it first: a handler that lists that
+    // logical id as RETAIN (the guard's FileSystemLogicalId) keeps it.
+    const keptByCloudFormation = c.replaced.includes(fileSystem) && /^Retain/.test(to.Resources[fileSystem]?.UpdateReplacePolicy ?? '');
+    const disarmed = typeof p.FileSystemLogicalId === 'string' && retainedNow.has(p.FileSystemLogicalId);
+    if (r.Type === 'Custom::S3FilesDeleteGuard' && p.DeleteFileSystem === 'true' && keptByCloudFormation && !disarmed) {
+      losses.push(`${id} deletes the old file system ${fileSystem}, which the new template retains`);
     }
     if (r.Type === 'Custom::S3FilesDeleteGuard' && p.EmptyBucket === 'true' && !c.removed.includes(target(p.BucketArn))) {
       losses.push(`${id} empties bucket ${target(p.BucketArn)}, which stays`);
@@ -331,4 +345,75 @@ export function dataLossOnDelete(from: Template, to: Template): string[] {
     }
   }
   return losses;
+}
+
+/**
+ * Whether a statement lets its holder delete file system `logicalId` as the template `version`
+ * describes it: DeleteFileSystem on its ARN, or on every file system (`file-system/*`) with every
+ * `aws:ResourceTag/<key>` condition met by the tags that template gives it (other conditions are
+ * not modelled and make the statement not count).
+ */
+export function allowsDeletingFileSystem(statement: EffectiveStatement, logicalId: string, arnAsVersioned: string, version: Template): boolean {
+  if (!statement.actions.includes('s3files:DeleteFileSystem')) return false;
+  // A rendered ARN whose last part is `:file-system/*` covers every file system (of its account and region).
+  const covers = statement.resources.some((r) => r === arnAsVersioned || r.includes(':file-system/*"'));
+  if (!covers) return false;
+  const tags = new Map<string, string>();
+  for (const t of [].concat(version.Resources[logicalId]?.Properties?.Tags ?? []) as Json[]) tags.set(t.Key, JSON.stringify(t.Value));
+  for (const [operator, block] of Object.entries<Json>(statement.conditions ?? {})) {
+    for (const [key, value] of Object.entries<Json>(block)) {
+      const tag = /^aws:ResourceTag\/(.+)$/.exec(key);
+      if (operator !== 'StringEquals' || !tag || tags.get(tag[1]) !== JSON.stringify(value)) return false;
+    }
+  }
+  return true;
+}
+
+/** The logical ids a template's delete-guard handlers treat as RETAIN (their S3FILES_RETAINED_FILE_SYSTEMS). */
+export function retainedFileSystemsOf(t: Template): Set<string> {
+  const ids = new Set<string>();
+  for (const r of Object.values<Json>(t.Resources ?? {})) {
+    const value = r.Type === 'AWS::Lambda::Function' ? r.Properties?.Environment?.Variables?.S3FILES_RETAINED_FILE_SYSTEMS : undefined;
+    if (typeof value === 'string') value.split(',').filter((v) => v !== '').forEach((v) => ids.add(v));
+  }
+  return ids;
+}
+
+/** Characters of the IAM policies attached (through `Roles`) to role `roleId` among `resources`. */
+function attachedPolicyCharacters(resources: Record<string, Json>, ids: string[], roleId: string): number {
+  return ids.filter((id) => resources[id].Type === 'AWS::IAM::Policy' && JSON.stringify(resources[id].Properties?.Roles ?? []).includes(`"${roleId}"`))
+    .reduce((sum, id) => sum + estimatePolicyCharacters(resources[id].Properties.PolicyDocument), 0);
+}
+
+/**
+ * The most inline-policy characters role `roleId` holds during an update from `before` to `after`:
+ * the new template's policies, plus the removed ones, which stay attached until the cleanup phase.
+ */
+export function peakInlinePolicyCharacters(before: Template, after: Template, roleId: string): number {
+  const c = changeSet(before, after);
+  return attachedPolicyCharacters(after.Resources, Object.keys(after.Resources), roleId)
+    + attachedPolicyCharacters(before.Resources, c.removed, roleId);
+}
+
+/**
+ * The inline-policy characters each role of the last template holds after a sequence of
+ * deployments: its policies in that template, plus every policy an earlier update removed with
+ * DeletionPolicy Retain while the role stayed the same physical role (neither removed nor replaced
+ * since), which CloudFormation leaves attached to it.
+ */
+export function inlinePolicyCharactersAfter(history: Template[]): Record<string, number> {
+  const last = history[history.length - 1];
+  const out: Record<string, number> = {};
+  for (const [roleId, r] of Object.entries<Json>(last.Resources)) {
+    if (r.Type !== 'AWS::IAM::Role') continue;
+    let total = attachedPolicyCharacters(last.Resources, Object.keys(last.Resources), roleId);
+    for (let i = history.length - 2; i >= 0; i--) {
+      const c = changeSet(history[i], history[i + 1]);
+      if (!(roleId in history[i].Resources) || c.replaced.includes(roleId)) break;
+      const retained = c.removed.filter((id) => /^Retain/.test(history[i].Resources[id].DeletionPolicy ?? ''));
+      total += attachedPolicyCharacters(history[i].Resources, retained, roleId);
+    }
+    out[roleId] = total;
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
-  changeSet, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete, synthTemplates, Template,
+  allowsDeletingFileSystem, changeSet, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete, synthTemplates, Template,
 } from './cfn';
 import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
 
@@ -262,14 +262,18 @@ describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
   function handlerRole(t: Template): string {
     return resourceId(t, 'AWS::IAM::Role', 'cdks3fileslambdaWaiterProviderIsCompleteServiceRole');
   }
-  /** The guard's old properties name file system X (maybe `X@old`); the rights must cover the same version. */
+  /**
+   * The guard's old properties name file system X (maybe `X@old`); the rights must cover that
+   * version: its ARN, or every file system with a tag condition its (old) tags meet.
+   */
   function canDeleteItsFileSystem(before: Template, after: Template, guardId: string): boolean {
     const { properties, statements } = rightsAtCleanupDelete(before, after, guardId, handlerRole(before));
     const target = JSON.parse(properties).FileSystemId;
+    const logicalId = typeof target === 'string' ? target.replace(/@old\.FileSystemId$/, '') : target['Fn::GetAtt'][0];
     const arn = typeof target === 'string'
       ? JSON.stringify(target.replace(/\.FileSystemId$/, '.FileSystemArn'))
       : JSON.stringify({ 'Fn::GetAtt': [target['Fn::GetAtt'][0], 'FileSystemArn'] });
-    return statements.some((st) => st.actions.includes('s3files:DeleteFileSystem') && st.resources.includes(arn));
+    return statements.some((st) => allowsDeletingFileSystem(st, logicalId, arn, before));
   }
 
   test('removing one of two DESTROY file systems: the removed guard may still delete its file system in cleanup', () => {
@@ -330,7 +334,7 @@ describe('the delete guard keeps its right to delete (defects 3, 4)', () => {
     const guard = guardOf(before, 'FilesDeleteGuard');
     // THEN everything it needs is deleted after it
     const outlives = dependsOnTransitively(before, guard);
-    for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::S3::Bucket', 'FilesBucket'], ['AWS::IAM::Policy', 'FilesDeleteGuard'], ['AWS::Lambda::Function', 'cdks3fileslambdaWaiterProviderIsComplete']]) {
+    for (const [type, prefix] of [['AWS::S3Files::FileSystem', 'Files'], ['AWS::S3::Bucket', 'FilesBucket'], ['AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderHandlerPolicy'], ['AWS::Lambda::Function', 'cdks3fileslambdaWaiterProviderIsComplete']]) {
       expect(outlives).toContain(resourceId(before, type, prefix));
     }
     expect(canDeleteItsFileSystem(before, { Resources: {} }, guard)).toBe(true);

@@ -59,16 +59,21 @@ describe('a DESTROY replacement with the bucket the construct created (issue 20,
     // AND on the cleanup path the old guard deletes only the old file system; on the rollback path the new guard only the new one
     expect(dataLossOnDelete(before, after)).toEqual([]);
     expect(dataLossOnDelete(after, before)).toEqual([]);
+    // (the old guard, and the old generation's service role and policy; no policy of the handlers)
     expect(change.removed).toEqual([
-      expect.stringMatching(/^FilesDeleteGuard[0-9a-f]{8}/), expect.stringMatching(/^FilesDeleteGuard[0-9a-f]{8}/),
-      expect.stringMatching(/^FilesServiceRolePolicy[0-9a-f]{8}/),
+      expect.stringMatching(/^FilesDeleteGuard[0-9a-f]{8}/),
+      expect.stringMatching(/^FilesServiceRole[0-9a-f]{8}/), expect.stringMatching(/^FilesServiceRolePolicy[0-9a-f]{8}/),
     ]);
-    // AND the old file system keeps its S3 rights until it is gone: the policy it depends on is not
-    // updated (to the new prefix, bucket or key) in the update phase, but removed in cleanup, after it
+    // AND the old file system keeps its S3 rights until it is gone: the role and policy it depends on
+    // are not updated (to the new prefix, bucket or key) in the update phase, but removed in cleanup, after it
     const oldPolicies = [].concat(before.Resources[fsId].DependsOn ?? []).filter((id: string) => before.Resources[id].Type === 'AWS::IAM::Policy');
     expect(oldPolicies).toHaveLength(1);
-    expect(change.updated).not.toContain(oldPolicies[0]);
-    expect(change.removed).toContain(oldPolicies[0]);
+    const oldRole = before.Resources[fsId].Properties.RoleArn['Fn::GetAtt'][0];
+    for (const id of [oldPolicies[0], oldRole]) {
+      expect(change.updated).not.toContain(id);
+      expect(change.removed).toContain(id);
+      expect(dependsOnTransitively(before, fsId)).toContain(id);
+    }
   });
 
   test('the rule can fail: a guard of the earlier design (EmptyBucket on the file system\'s guard) is reported on both paths', () => {

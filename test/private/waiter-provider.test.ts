@@ -1,9 +1,10 @@
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { WAITER_RESOURCE_TYPE } from '../../src/private/custom-resource-contract';
-import { S3FilesWaiterProvider, WAITER_READ_ACTIONS } from '../../src/private/waiter-provider';
+import { GUARD_EVENTS_ACTIONS, HANDLER_READ_ACTIONS, S3FilesWaiterProvider } from '../../src/private/waiter-provider';
 import { byPrefix, newStack, resourcesOfType } from '../util/template';
 
 describe('S3FilesWaiterProvider', () => {
@@ -25,29 +26,33 @@ describe('S3FilesWaiterProvider', () => {
     expect(S3FilesWaiterProvider.getOrCreate(newStack('One'))).not.toBe(S3FilesWaiterProvider.getOrCreate(newStack('Two')));
   });
 
-  test('grants are scoped: file system + access points for isComplete, GetBucketVersioning on the bucket for onEvent', () => {
+  test('grants are scoped: reads of the account\'s file systems, deletion only of those tagged with this stack, for isComplete; GetBucketVersioning on the bucket for onEvent', () => {
     // GIVEN
-    const stack = newStack();
+    const stack = new Stack(new App(), 'Pinned', { env: { account: '111111111111', region: 'us-east-1' } });
     const provider = S3FilesWaiterProvider.getOrCreate(stack);
     // WHEN
-    provider.grantReadFileSystem('arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0');
     provider.grantVerifyBucketVersioning(s3.Bucket.fromBucketName(stack, 'B', 'data-bucket'));
     // THEN
     const t = Template.fromStack(stack);
-    const [, isComplete] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderIsCompleteServiceRoleDefaultPolicy');
-    expect(isComplete.Properties.PolicyDocument.Statement).toEqual([{
-      Effect: 'Allow',
-      Action: WAITER_READ_ACTIONS,
-      Resource: [
-        'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0',
-        'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0/access-point/*',
-      ],
-    }]);
+    const [, isComplete] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderHandlerPolicy');
+    const arn = (rest: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, rest]] });
+    const fileSystems = arn(':s3files:us-east-1:111111111111:file-system/*');
+    expect(isComplete.Properties.PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: HANDLER_READ_ACTIONS, Resource: [fileSystems, arn(':s3files:us-east-1:111111111111:file-system/*/access-point/*')] },
+      {
+        Effect: 'Allow',
+        Action: 's3files:DeleteFileSystem',
+        Resource: fileSystems,
+        Condition: { StringEquals: { 'aws:ResourceTag/cdk-s3files-lambda:delete-with-stack': { Ref: 'AWS::StackId' } } },
+      },
+      { Effect: 'Allow', Action: GUARD_EVENTS_ACTIONS, Resource: arn(':events:us-east-1:111111111111:rule/DO-NOT-DELETE-S3-Files*') },
+    ]);
+    expect(resourcesOfType(t, 'AWS::IAM::Policy').map(([id]) => id)).not.toContainEqual(expect.stringMatching(/IsCompleteServiceRoleDefaultPolicy/));
     const [, onEvent] = byPrefix(t, 'AWS::IAM::Policy', 'cdks3fileslambdaWaiterProviderOnEventServiceRoleDefaultPolicy');
     expect(onEvent.Properties.PolicyDocument.Statement).toEqual([{
       Effect: 'Allow',
       Action: 's3:GetBucketVersioning',
-      Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::data-bucket']] },
+      Resource: arn(':s3:::data-bucket'),
     }]);
     expect(JSON.stringify(t.toJSON())).not.toMatch(/"Resource":"\*"[^}]*s3files/);
   });

@@ -71,6 +71,7 @@ export class CfnResolver {
       'AWS::AccountId': ACCOUNT,
       'AWS::URLSuffix': 'amazonaws.com',
       'AWS::StackName': stack,
+      'AWS::StackId': `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${stack}/${hex(stack, 8)}-0000-4000-8000-${hex(stack, 12)}`,
       'AWS::NoValue': '',
     };
     if (name in pseudo) return pseudo[name];

@@ -221,17 +221,28 @@ describe('IAM audit of every synthesized template', () => {
     }
   });
 
-  test('s3files:DeleteFileSystem is granted only with DESTROY, only on that file system, only to the delete guard handler', () => {
+  test('s3files:DeleteFileSystem is granted only to the handlers, only on file systems tagged with their stack\'s id, which only DESTROY file systems carry', () => {
     // GIVEN every statement that allows deleting a file system
     const deletes = identityStatements().filter(({ statement }) => list<string>(statement.Action).includes('s3files:DeleteFileSystem'));
-    // THEN only the DESTROY stacks have one, on its one file system, in that file system's guard policy on the isComplete role
-    expect(deletes.map((d) => d.stack).sort()).toEqual(['MultiStackStorage', 'S3FilesComparisonDestroy']);
+    // THEN each is the handler policy's, limited by the delete-with-stack tag to its own stack
+    expect(deletes.length).toBeGreaterThan(0);
     for (const d of deletes) {
-      expect(d.resource).toMatch(/^(FileSystem|Files)DeleteGuard[0-9a-f]{8}Policy/);
-      expect(d.statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^(FileSystem|Files)[0-9A-F]{8}$/), 'FileSystemArn'] });
+      expect(d.resource).toMatch(/^cdks3fileslambdaWaiterProviderHandlerPolicy[0-9A-F]{8}$/);
+      expect(d.statement.Condition).toEqual({ StringEquals: { 'aws:ResourceTag/cdk-s3files-lambda:delete-with-stack': { Ref: 'AWS::StackId' } } });
       const template = templates.find((t) => t.stack === d.stack)!.template;
       expect(JSON.stringify(template.Resources[d.resource].Properties.Roles)).toMatch(/cdks3fileslambdaWaiterProviderIsCompleteServiceRole/);
     }
+    // AND every file system carries its stack's id in that tag exactly when its removal policy is DESTROY
+    const tagged: string[] = [];
+    for (const { stack, template } of templates) {
+      for (const r of Object.values<any>(template.Resources)) {
+        if (r.Type !== 'AWS::S3Files::FileSystem') continue;
+        const tag = list<any>(r.Properties.Tags).find((t) => t.Key === 'cdk-s3files-lambda:delete-with-stack');
+        expect({ stack, tag: tag?.Value }).toEqual({ stack, tag: r.DeletionPolicy === 'Delete' ? { Ref: 'AWS::StackId' } : 'false' });
+        if (r.DeletionPolicy === 'Delete') tagged.push(stack);
+      }
+    }
+    expect([...new Set(tagged)].sort()).toEqual(['MultiStackStorage', 'S3FilesComparisonDestroy']);
     expect(JSON.stringify(identityStatements())).not.toContain('forceDelete');
   });
 });

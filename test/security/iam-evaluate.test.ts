@@ -104,8 +104,10 @@ async function decide(request: {
   readonly fileSystemArn: string;
   readonly accessPointArn?: string;
   readonly secureTransport?: boolean;
+  /** Further request context (a resource's tags as aws:ResourceTag/<key>). */
+  readonly context?: Record<string, string>;
 }): Promise<Decision> {
-  const contextVariables: Record<string, string> = { 'aws:SecureTransport': String(request.secureTransport ?? true) };
+  const contextVariables: Record<string, string> = { 'aws:SecureTransport': String(request.secureTransport ?? true), ...request.context };
   if (request.accessPointArn) contextVariables['s3files:AccessPointArn'] = request.accessPointArn;
   const response = await runSimulation({
     identityPolicies: request.identity.map((policy, i) => ({ name: `policy${i}`, policy })),
@@ -306,4 +308,32 @@ describe('mounting the root (no access point), by the same evaluator', () => {
   test('is allowed with allowMountsWithoutAccessPoint to the roles granted on the file system', async () => {
     expect(await adminMountsRoot(true)).toEqual(['Allowed', 'Allowed', 'Allowed']);
   });
+});
+
+describe('the delete guard\'s right to delete, by the same evaluator', () => {
+  test('the handler role deletes a file system tagged with its own stack\'s id only: not one tagged "false" (RETAIN), not another stack\'s', async () => {
+    resolver = new CfnResolver(loadTemplates(synthesizeTemplates().outdir));
+    const stacks = resolver.stacks.filter((s) => Object.keys(resolver.template(s).Resources).some((id) => id.startsWith('cdks3fileslambdaWaiterProviderHandlerPolicy')));
+    expect(stacks.length).toBeGreaterThanOrEqual(10);
+    const tag = 'aws:ResourceTag/cdk-s3files-lambda:delete-with-stack';
+    const got: Record<string, Decision[]> = {};
+    for (const stack of stacks) {
+      const roleId = Object.keys(resolver.template(stack).Resources).find((id) => /^cdks3fileslambdaWaiterProviderIsCompleteServiceRole[0-9A-F]{8}$/.test(id))!;
+      const other = stacks.find((s) => s !== stack)!;
+      const base = {
+        identity: identityPolicies(stack, roleId),
+        resourcePolicy: undefined,
+        principal: `arn:aws:iam::${ACCOUNT}:role/${resolver.roleName(stack, roleId)}`,
+        action: 's3files:DeleteFileSystem',
+        fileSystemArn: `arn:aws:s3files:us-east-1:${ACCOUNT}:file-system/fs-0123456789abcdef0`,
+      };
+      got[stack] = await Promise.all([
+        decide({ ...base, context: { [tag]: resolver.resolve(stack, { Ref: 'AWS::StackId' }) } }),
+        decide({ ...base, context: { [tag]: 'false' } }),
+        decide({ ...base, context: { [tag]: resolver.resolve(other, { Ref: 'AWS::StackId' }) } }),
+        decide(base),
+      ]);
+    }
+    for (const stack of stacks) expect({ stack, decisions: got[stack] }).toEqual({ stack, decisions: ['Allowed', 'ImplicitlyDenied', 'ImplicitlyDenied', 'ImplicitlyDenied'] });
+  }, 120_000);
 });

@@ -116,7 +116,8 @@ async function lint(located: Located[]): Promise<string[]> {
     for (const key of conditionKeys) {
       if (documentedKeys.has(key) || GLOBAL_KEYS[key]) continue;
       // Tag keys are documented as patterns (aws:ResourceTag/${TagKey}).
-      const pattern = [...documentedKeys].some((k) => k.includes('${') && new RegExp(`^${k.replace(/\$\{[^}]+\}/g, '.+').replace(/[.]/g, '\\.')}$`).test(key));
+      // (dots escaped first: the placeholder's `.+` must stay a pattern)
+      const pattern = [...documentedKeys].some((k) => k.includes('${') && new RegExp(`^${k.replace(/[.]/g, '\\.').replace(/\$\{[^}]+\}/g, '.+')}$`).test(key));
       if (!pattern) problems.push(`${where}: condition key ${key} is neither documented for ${JSON.stringify(actions)} nor a global key known to be in that request`);
     }
   }
@@ -142,6 +143,11 @@ describe('IAM lint from AWS\'s service authorization data', () => {
     expect(await lint(bad({ Effect: 'Allow', Action: 'events:ListRules', Resource: 'arn:aws:events:*:*:rule/*' })))
       .toEqual([expect.stringMatching(/events:ListRules documents no resource type matching/), expect.stringMatching(/is of no type/)]);
     expect(await lint(bad({ Effect: 'Allow', Action: ['s3files:ListMountTargets', 's3files:ListAccessPoints'], Resource: [arn, `${arn}/access-point/*`] }))).toEqual([]);
+    // Tag keys: the file-system resource type documents aws:ResourceTag/${TagKey}; DeleteFileSystem documents no request tag
+    const tagged = { Effect: 'Allow', Action: 's3files:DeleteFileSystem', Resource: 'arn:aws:s3files:us-east-1:111122223333:file-system/*' };
+    expect(await lint(bad({ ...tagged, Condition: { StringEquals: { 'aws:ResourceTag/team.a': 'x' } } }))).toEqual([]);
+    expect(await lint(bad({ ...tagged, Condition: { StringEquals: { 'aws:RequestTag/team': 'x' } } })))
+      .toEqual([expect.stringMatching(/condition key aws:requesttag\/team is neither documented/)]);
   });
 
   test('every statement in the validator app and the README\'s per-role example passes', async () => {
