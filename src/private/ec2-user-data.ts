@@ -11,8 +11,10 @@ export const MIN_EFS_UTILS_VERSION = '3.0.0';
  * The cloud-init per-boot script: reads the instance's current user data from the instance
  * metadata service (IMDSv2), takes out what this library wrote (the `s3files_mount` function and
  * its calls), drops the fstab lines of S3 Files mounts it no longer has (unmounting them), and runs
- * the rest, which writes each line anew and remounts what changed. Without IMDS it keeps
- * /etc/fstab as it is. (No `${...}` in it: it is inlined in a template literal.)
+ * the rest, which writes each line anew and remounts what changed. A dropped path stays immutable,
+ * unless a path the user data now mounts lies at or under it (its mount point must be created
+ * there). Without IMDS it keeps /etc/fstab as it is. (No `${...}` in it: it is inlined in a
+ * template literal.)
  */
 export const PER_BOOT_SCRIPT = String.raw`#!/bin/bash
 # Installed by cdk-s3files-lambda: re-applies the S3 Files mounts of the current user data on every boot.
@@ -34,12 +36,20 @@ managed=/var/lib/cdk-s3files-lambda/mount-paths
 stale="$({ if [ -n "$wanted" ]; then grep -vxF -e "$wanted"; else cat; fi; } 2>/dev/null < "$managed" || true)"
 : > "$managed" 2>/dev/null || true
 for mount_path in $stale; do
-  log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)"
+  # A wanted path at or under this one: its mount point cannot be made in an immutable directory.
+  under="$(printf '%s\n' "$wanted" | awk -v p="$mount_path" 'BEGIN { sub(/\/+$/, "", p) }
+    { w = $0; sub(/\/+$/, "", w) } w != "" && (w == p || index(w, p "/") == 1) { print w; exit }')"
+  if [ -n "$under" ]; then
+    log "$mount_path is no longer in the user data, and $under is at or under it: unmounting it, dropping its fstab line, and making the directory writable again (chattr -i) for the new mount point"
+  else
+    log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)"
+  fi
   if mountpoint -q "$mount_path"; then umount "$mount_path" || umount -l "$mount_path"; fi
   tmp="$(mktemp)"
   awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab > "$tmp"
   cat "$tmp" > /etc/fstab
   rm -f "$tmp"
+  if [ -n "$under" ] && [ -d "$mount_path" ]; then chattr -i "$mount_path" || log "could not make $mount_path writable again (chattr -i)"; fi
 done
 if [ -n "$calls" ]; then bash -c "$mounts"; fi
 `;
@@ -136,7 +146,13 @@ S3FILES_PER_BOOT
 
   options="_netdev,nofail,accesspoint=$access_point"
   if [ "$read_only" = "true" ]; then options="$options,ro"; fi
-  mkdir -p "$mount_path"
+  if ! mkdir -p "$mount_path"; then
+    # The likely cause: an immutable directory above it, a mount point of this library's once.
+    above="$(dirname "$mount_path")"
+    while [ ! -d "$above" ]; do above="$(dirname "$above")"; done
+    log "could not create the mount point $mount_path: $above is likely immutable (this library makes a mount point immutable while nothing is mounted there; lsattr -d $above shows an i): run chattr -i $above, or mount elsewhere"
+    exit 1
+  fi
   # Unmounted, the directory refuses writes: nothing lands on the local disk unnoticed.
   if ! mountpoint -q "$mount_path"; then
     chattr +i "$mount_path" || log "could not make $mount_path immutable: writes there while it is not mounted would stay local"

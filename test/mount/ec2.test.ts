@@ -206,6 +206,16 @@ describe('mountOnInstance: refusals', () => {
       ap.mountOnInstance(host);
       ap.mountOnInstance(host, { readOnly: true });
     }, /invalid readOnly true: the user data of the instance already mounts this access point at \/mnt\/s3files read-write/],
+    ['a mount path under another mount path of the same user data', (s, vpc, ap) => {
+      const host = instanceIn(s, vpc);
+      ap.mountOnInstance(host, { mountPath: '/mnt/data' });
+      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnInstance(host, { mountPath: '/mnt/data/current' });
+    }, /TestStack\/Host: invalid mountPath "\/mnt\/data\/current": it lies under \/mnt\/data, where the user data of the instance already mounts TestStack\/Files\/Data: a mount point inside another mount is a directory of the outer access point, which cannot be made immutable, so while nothing is mounted there writes land in the outer access point\. Fix: give each mount a directory of its own, none inside another \(e\.g\. "\/mnt\/data" and "\/mnt\/logs"\)/],
+    ['a mount path that contains another mount path of the same user data (the same access point)', (s, vpc, ap) => {
+      const host = instanceIn(s, vpc);
+      ap.mountOnInstance(host, { mountPath: '/mnt/data/current/' });
+      ap.mountOnInstance(host, { mountPath: '/mnt/data' });
+    }, /TestStack\/Host: invalid mountPath "\/mnt\/data": the user data of the instance already mounts TestStack\/Files\/Data at \/mnt\/data\/current, which lies under it: a mount point inside another mount .* Fix: give each mount a directory of its own/],
   ])('refuses %s', (_what, build, message) => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     expect(() => build(stack, vpc, accessPoint)).toThrow(message);
@@ -626,6 +636,60 @@ describe('the user-data script', () => {
     expect(offline.status).toBe(0);
     expect(offline.stderr).toMatch(/the instance metadata service did not answer: keeping \/etc\/fstab as it is/);
     expect(offline.fstab).toContain('accesspoint=fsap-00000000000000000');
+  });
+
+  /** User data as the library renders it, mounting one access point at a path. */
+  const userDataMounting = (mountPath: string, accessPointId: string) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
+    fileSystemId: 'fs-0123456789abcdef0', accessPointId, mountPath, readOnly: false, timeoutSeconds: 5,
+  })}\n`;
+  const s3filesLines = (r: Run) => r.fstab.split('\n').filter((l) => l.includes(' s3files '));
+  const mountCalls = (r: Run) => r.calls.filter((c) => /^(u?mount|chattr) /.test(c));
+
+  test('a later boot whose user data mounts under a path it dropped makes that directory writable again (chattr -i) and mounts there; a dropped path elsewhere stays immutable', () => {
+    // GIVEN an instance that mounted /mnt/data and /mnt/other (each immutable underneath),
+    // WHEN the user data now mounts /mnt/data/current instead
+    const r = runScript({
+      installed: '3.2.0',
+      earlierBoot: { fstab: { data: 'fsap-00000000000000000', other: 'fsap-0ther00000000000' }, mounted: ['data', 'other'], managed: ['data', 'other'], immutable: ['data', 'other'] },
+      perBoot: { userData: (mountPath) => userDataMounting(`${mountPath}/current`, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN
+    const current = `${r.mountPath}/current`;
+    expect(r.stderr).toMatch(/mounted fs-0123456789abcdef0 \(fsap-0aaaaaaaaaaaaaaaa\)/);
+    expect(r.status).toBe(0);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${current} s3files _netdev,nofail,accesspoint=fsap-0aaaaaaaaaaaaaaaa 0 0`]);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `chattr -i ${r.mountPath}`, `umount ${r.otherPath}`, `chattr +i ${current}`, `mount ${current}`]);
+    expect(r.mounted).toEqual([current]);
+    expect(r.immutable.sort()).toEqual([current, r.otherPath].sort());
+    expect(r.stderr).toContain(`${r.otherPath} is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)`);
+  });
+
+  test('a later boot that drops the outer of two nested mounts (an older version allowed them) mounts the inner one again', () => {
+    // GIVEN /mnt/data and /mnt/data/b mounted; /mnt/data/b was made on the mount of /mnt/data, so it is
+    // not on the local disk and only /mnt/data is immutable;
+    // WHEN the user data keeps only /mnt/data/b
+    const r = runScript({
+      installed: '3.2.0',
+      earlierBoot: { fstab: { 'data': 'fsap-00000000000000000', 'data/b': 'fsap-0bbbbbbbbbbbbbbbb' }, mounted: ['data', 'data/b'], managed: ['data', 'data/b'], immutable: ['data'] },
+      perBoot: { userData: (mountPath) => userDataMounting(`${mountPath}/b`, 'fsap-0bbbbbbbbbbbbbbbb') },
+    });
+    // THEN /mnt/data is detached with what is under it, made writable, and /mnt/data/b is made and mounted
+    const inner = `${r.mountPath}/b`;
+    expect(r.status).toBe(0);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `umount -l ${r.mountPath}`, `chattr -i ${r.mountPath}`, `chattr +i ${inner}`, `mount ${inner}`]);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${inner} s3files _netdev,nofail,accesspoint=fsap-0bbbbbbbbbbbbbbbb 0 0`]);
+    expect(r.mounted).toEqual([inner]);
+  });
+
+  test('when the mount point cannot be made (an immutable directory above it) it stops and names that directory and how to free it', () => {
+    // GIVEN /mnt/data immutable (a mount there once), WHEN the user data mounts /mnt/data/current
+    const r = runScript({ installed: '3.2.0', mountAt: 'data/current', earlierBoot: { immutable: ['data'] } });
+    // THEN
+    const above = path.dirname(r.mountPath);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`s3files_mount: could not create the mount point ${r.mountPath}: ${above} is likely immutable (this library makes a mount point immutable while nothing is mounted there; lsattr -d ${above} shows an i): run chattr -i ${above}, or mount elsewhere`);
+    expect(mountCalls(r)).toEqual([]);
+    expect(s3filesLines(r)).toEqual([]);
   });
 
   // /etc/os-release as each image ships it (abridged).
