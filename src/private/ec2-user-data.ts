@@ -13,16 +13,19 @@ export const MIN_EFS_UTILS_VERSION = '3.0.0';
  * its calls), drops the fstab lines of S3 Files mounts it no longer has (unmounting them), and runs
  * the rest, which writes each line anew and remounts what changed. A dropped path stays immutable,
  * unless a path the user data now mounts lies at or under it (its mount point must be created
- * there). Without IMDS it keeps /etc/fstab as it is. (No `${...}` in it: it is inlined in a
- * template literal.)
+ * there). Each IMDS call is retried 3 times, 1 s apart, each attempt within 5 s (23 s at
+ * most for a silent IMDS); without an answer it keeps /etc/fstab as it is. (No `${...}` in it: it
+ * is inlined in a template literal.)
  */
 export const PER_BOOT_SCRIPT = String.raw`#!/bin/bash
 # Installed by cdk-s3files-lambda: re-applies the S3 Files mounts of the current user data on every boot.
 set -uo pipefail
 log() { echo "s3files-per-boot: $*" >&2; }
 imds=http://169.254.169.254/latest
-if ! token="$(curl -sf -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 60')" \
-  || ! user_data="$(curl -sf -H "X-aws-ec2-metadata-token: $token" "$imds/user-data")"; then
+# A throttled or briefly unavailable IMDS (429, 5xx, refused, timed out) is retried; a silent one cannot hang the boot.
+imds_curl() { curl -sf --connect-timeout 2 --max-time 5 --retry 3 --retry-delay 1 --retry-connrefused "$@"; }
+if ! token="$(imds_curl -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 60')" \
+  || ! user_data="$(imds_curl -H "X-aws-ec2-metadata-token: $token" "$imds/user-data")"; then
   log "the instance metadata service did not answer: keeping /etc/fstab as it is"
   exit 0
 fi

@@ -692,6 +692,50 @@ describe('the user-data script', () => {
     expect(s3filesLines(r)).toEqual([]);
   });
 
+  // Each call to the metadata service: [connect timeout, time limit, retries, delay], from the recorded command line.
+  const imdsLimits = (r: Run) => r.calls.filter((c) => c.includes('169.254.169.254')).map((c) => {
+    const flag = (name: string) => Number(new RegExp(` --${name} ([0-9.]+) `).exec(c)?.[1]);
+    return [flag('connect-timeout'), flag('max-time'), flag('retry'), flag('retry-delay')];
+  });
+
+  test('a later boot retries the metadata service: a 503 to the token and to the user data still applies the new user data', () => {
+    // GIVEN the old access point mounted, WHEN IMDS answers 503 once on each path, then the new user data
+    const r = runScript({
+      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main', imds: { first503: 1 },
+      perBoot: { userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN
+    expect(r.status).toBe(0);
+    expect(r.imds).toEqual(['PUT /latest/api/token', 'PUT /latest/api/token', 'GET /latest/user-data', 'GET /latest/user-data']);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-0aaaaaaaaaaaaaaaa 0 0`]);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `mount ${r.mountPath}`]);
+    expect(imdsLimits(r)).toHaveLength(2);
+  });
+
+  test('a later boot whose metadata service never answers gives up within its time limits, after a few retries, and keeps /etc/fstab', () => {
+    // GIVEN the old access point mounted, WHEN IMDS accepts connections and never answers
+    const r = runScript({
+      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main', imds: { silent: true },
+      perBoot: { userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/the instance metadata service did not answer: keeping \/etc\/fstab as it is/);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-00000000000000000 0 0`]);
+    expect(mountCalls(r)).toEqual([]);
+    // AND the token call (the only one) has a connect timeout, a time limit, and 1 to 5 retries 1 s apart
+    const [[connect, limit, retries, delay], ...rest] = imdsLimits(r);
+    expect(rest).toEqual([]);
+    expect(connect).toBeLessThanOrEqual(limit);
+    expect(limit).toBeLessThanOrEqual(10);
+    expect(retries).toBeGreaterThanOrEqual(1);
+    expect(retries).toBeLessThanOrEqual(5);
+    expect(delay).toBe(1);
+    expect(r.imds).toEqual(Array(retries + 1).fill('PUT /latest/api/token'));
+    // the harness divides the time limits by 10: the attempts and the delays between them, and some slack to start
+    expect(r.seconds).toBeLessThan((retries + 1) * limit / 10 + retries * delay + 3);
+  });
+
   // /etc/os-release as each image ships it (abridged).
   const OS = {
     al2023: 'NAME="Amazon Linux"\nVERSION="2023"\nID="amzn"\nID_LIKE="fedora"\nVERSION_ID="2023"\n',
