@@ -70,11 +70,11 @@ if [ -n "$calls" ]; then bash -c "$mounts"; fi
  *
  * Two things make later changes safe. The mount point is made immutable (`chattr +i`) before the
  * first mount, so while nothing is mounted there a write fails (EPERM) instead of landing on the
- * local disk and never reaching S3. And it installs a cloud-init per-boot script
- * (`PER_BOOT_SCRIPT`) that re-applies the mounts of the instance's *current* user data on every
- * boot: CloudFormation changes user data by stopping and starting the instance, and cloud-init
- * does not run user data again. A line that changed for a mounted path is unmounted and mounted
- * again with the new access point or options.
+ * local disk and never reaching S3. And, before the install (a stop can interrupt it), it
+ * installs a cloud-init per-boot script (`PER_BOOT_SCRIPT`) that re-applies the mounts of the
+ * instance's *current* user data on every boot: CloudFormation changes user data by stopping and
+ * starting the instance, and cloud-init does not run user data again. A line that changed for a
+ * mounted path is unmounted and mounted again with the new access point or options.
  * The body runs in a subshell with its own `set -euo pipefail`, so it changes nothing of the rest
  * of the user data. (No `${...}` in it: this is a template literal.)
  */
@@ -108,6 +108,13 @@ S3FILES_PER_BOOT
     log "$1 failed on $os_id: fix what its messages above say, or install amazon-efs-utils >= $min_version in the image (https://github.com/aws/efs-utils/blob/master/INSTALL.md)"
     exit 1
   }
+
+  # First, before an install that a stop can interrupt: cloud-init never runs this user data again,
+  # so only the per-boot script can finish the mount on a later boot.
+  # The paths this library manages: the per-boot script drops only these when the user data no longer has them.
+  mkdir -p /var/lib/cdk-s3files-lambda
+  grep -qxF -- "$mount_path" /var/lib/cdk-s3files-lambda/mount-paths 2>/dev/null || echo "$mount_path" >> /var/lib/cdk-s3files-lambda/mount-paths
+  install_per_boot
 
   have="$(installed_version)"
   if [ -z "$have" ] || ! version_ge "$have" "$min_version"; then
@@ -173,10 +180,6 @@ S3FILES_PER_BOOT
     log "the mount of $mount_path changed: unmounting the previous one"
     umount "$mount_path" || umount -l "$mount_path"
   fi
-  # The paths this library manages: the per-boot script drops only these when the user data no longer has them.
-  mkdir -p /var/lib/cdk-s3files-lambda
-  grep -qxF -- "$mount_path" /var/lib/cdk-s3files-lambda/mount-paths 2>/dev/null || echo "$mount_path" >> /var/lib/cdk-s3files-lambda/mount-paths
-  install_per_boot
 
   deadline=$(( $(date +%s) + timeout ))
   delay=2

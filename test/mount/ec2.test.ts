@@ -736,6 +736,18 @@ describe('the user-data script', () => {
     expect(r.seconds).toBeLessThan((retries + 1) * limit / 10 + retries * delay + 3);
   });
 
+  test('an instance stopped while its first boot installs amazon-efs-utils gets its mount at the next boot: the per-boot script is installed first', () => {
+    // GIVEN no efs-utils, WHEN the instance is stopped during dnf install, and started again
+    const r = runScript({ repo: '3.2.0', stopInInstall: true, reboot: true });
+    // THEN the first boot was killed, but left the per-boot script
+    expect(r.firstBoot).toEqual(expect.objectContaining({ status: 137, perBootInstalled: true }));
+    // AND the next boot installs, writes the line and mounts
+    expect(r.status).toBe(0);
+    expect(r.calls.filter((c) => /^(dnf|mount) /.test(c))).toEqual(['dnf install -y amazon-efs-utils', 'dnf install -y amazon-efs-utils', `mount ${r.mountPath}`]);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-0123456789abcdef0 0 0`]);
+    expect(r.mounted).toEqual([r.mountPath]);
+  });
+
   // /etc/os-release as each image ships it (abridged).
   const OS = {
     al2023: 'NAME="Amazon Linux"\nVERSION="2023"\nID="amzn"\nID_LIKE="fedora"\nVERSION_ID="2023"\n',
