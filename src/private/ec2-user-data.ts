@@ -84,10 +84,13 @@ export const MOUNT_FUNCTION = String.raw`s3files_mount() (
   log() { echo "s3files_mount: $*" >&2; }
   install_per_boot() {
     mkdir -p /var/lib/cloud/scripts/per-boot
-    cat > /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh <<'S3FILES_PER_BOOT'
+    # A new file renamed over the old: bash reads a script as it runs, so a running per-boot script
+    # rewritten in place would go on with whatever the new text has at its offset.
+    cat > /var/lib/cloud/scripts/per-boot/.50-s3files-mounts.sh.new <<'S3FILES_PER_BOOT'
 @PER_BOOT@
 S3FILES_PER_BOOT
-    chmod 0755 /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh
+    chmod 0755 /var/lib/cloud/scripts/per-boot/.50-s3files-mounts.sh.new
+    mv -f /var/lib/cloud/scripts/per-boot/.50-s3files-mounts.sh.new /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh
   }
   version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
   # The version of the installed package (rpm, or dpkg without the Debian revision), empty if none.

@@ -748,6 +748,21 @@ describe('the user-data script', () => {
     expect(r.mounted).toEqual([r.mountPath]);
   });
 
+  test('a per-boot script that the user data replaces while it runs (one of an older version) runs nothing of the new one', () => {
+    // GIVEN an older, shorter per-boot script installed and running, WHEN the user data installs the current one
+    const older = PER_BOOT_SCRIPT.replace(/^# Installed by .*\n/m, '');
+    expect(older.length).toBeLessThan(PER_BOOT_SCRIPT.length);
+    const r = runScript({
+      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main',
+      perBoot: { script: older, userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN it ends where it ended (bash reads a script as it goes: a file rewritten in place would go on in the new text)
+    expect(r.stderr).not.toMatch(/command not found|syntax error|unexpected|unbound variable/);
+    expect(r.status).toBe(0);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `mount ${r.mountPath}`]);
+    expect(r.perBoot).toBe(`${PER_BOOT_SCRIPT}\n`);
+  });
+
   // /etc/os-release as each image ships it (abridged).
   const OS = {
     al2023: 'NAME="Amazon Linux"\nVERSION="2023"\nID="amzn"\nID_LIKE="fedora"\nVERSION_ID="2023"\n',
