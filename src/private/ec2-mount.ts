@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, openNfs, waitForMount } from './client-access';
 import { mountCommand, MOUNT_FUNCTION } from './ec2-user-data';
-import { inUnit, invalid, spelling, validateContainerPath } from './validation';
+import { inUnit, invalid, Shown, spelling, validateContainerPath } from './validation';
 import type { Ec2MountOptions } from '../mount/ec2';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
 
@@ -170,6 +170,12 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
   }
 
   const userData = target.userData!;
+  if (userData instanceof ec2.MultipartUserData || userData.render().startsWith('Content-Type: multipart')) {
+    invalid(scope, 'userData', new Shown('ec2.MultipartUserData'), 'the boot script installs a per-boot script that reads the user data back from the instance metadata service on every boot '
+      + 'and runs its s3files_mount lines as a shell script; in a MIME multipart body they are base64-encoded inside a part, where it would not find them, '
+      + 'so a later change of the mount would never reach a running instance',
+    'use ec2.UserData.forLinux() and put the commands of the other parts into it (userData.addCommands(...); a cloud-config part as the shell commands that do the same)');
+  }
   if (!userData.render().startsWith('#!/bin/bash')) {
     invalid(scope, 'userData', userData.render().split('\n')[0], 'the mount is a bash script, and this user data is not one', 'use ec2.UserData.forLinux()');
   }

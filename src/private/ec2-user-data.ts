@@ -14,8 +14,9 @@ export const MIN_EFS_UTILS_VERSION = '3.0.0';
  * the rest, which writes each line anew and remounts what changed. A dropped path stays immutable,
  * unless a path the user data now mounts lies at or under it (its mount point must be created
  * there). Each IMDS call is retried 3 times, 1 s apart, each attempt within 5 s (23 s at
- * most for a silent IMDS); without an answer it keeps /etc/fstab as it is. (No `${...}` in it: it
- * is inlined in a template literal.)
+ * most for a silent IMDS); without an answer, or when the user data is not a `#!` script (MIME
+ * multipart, gzip), it keeps /etc/fstab as it is. (No `${...}` in it: it is inlined in a template
+ * literal.)
  */
 export const PER_BOOT_SCRIPT = String.raw`#!/bin/bash
 # Installed by cdk-s3files-lambda: re-applies the S3 Files mounts of the current user data on every boot.
@@ -29,6 +30,16 @@ if ! token="$(imds_curl -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-tt
   log "the instance metadata service did not answer: keeping /etc/fstab as it is"
   exit 0
 fi
+# Anything but a shell script (MIME multipart, gzip, cloud-config) would read as "no mounts" and unmount them all.
+case "$user_data" in
+  '#!'*) ;;
+  *)
+    first="$(printf '%s\n' "$user_data" | head -n 1 | cut -c 1-60)"
+    if [ "$(printf '%s' "$first" | tr -cd '[:print:]')" = "$first" ]; then first="it starts with \"$first\""; else first="it does not start with text: compressed?"; fi
+    log "the user data is not a shell script ($first): keeping /etc/fstab as it is (the library mounts from ec2.UserData.forLinux() user data only)"
+    exit 0
+    ;;
+esac
 mounts="$(printf '%s\n' "$user_data" | awk '/^s3files_mount\(\) \($/ { f = 1 } f { print } f && /^\)$/ { f = 0; next } !f && /^s3files_mount \047/ { print }')"
 calls="$(printf '%s\n' "$mounts" | grep "^s3files_mount '" || true)"
 # The mount paths the current user data asks for (the third argument of each call).

@@ -2,6 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as zlib from 'zlib';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
@@ -216,6 +217,8 @@ describe('mountOnInstance: refusals', () => {
       ap.mountOnInstance(host, { mountPath: '/mnt/data/current/' });
       ap.mountOnInstance(host, { mountPath: '/mnt/data' });
     }, /TestStack\/Host: invalid mountPath "\/mnt\/data": the user data of the instance already mounts TestStack\/Files\/Data at \/mnt\/data\/current, which lies under it: a mount point inside another mount .* Fix: give each mount a directory of its own/],
+    ['ec2.MultipartUserData', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc, 'Multi', { userData: new ec2.MultipartUserData() })),
+      /TestStack\/Multi: invalid userData ec2\.MultipartUserData: the boot script installs a per-boot script that reads the user data back from the instance metadata service on every boot and runs its s3files_mount lines as a shell script; in a MIME multipart body they are base64-encoded inside a part, where it would not find them, so a later change of the mount would never reach a running instance\. Fix: use ec2\.UserData\.forLinux\(\) and put the commands of the other parts into it \(userData\.addCommands\(\.\.\.\); a cloud-config part as the shell commands that do the same\)/],
   ])('refuses %s', (_what, build, message) => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     expect(() => build(stack, vpc, accessPoint)).toThrow(message);
@@ -745,6 +748,29 @@ describe('the user-data script', () => {
     expect(r.status).toBe(0);
     expect(r.calls.filter((c) => /^(dnf|mount) /.test(c))).toEqual(['dnf install -y amazon-efs-utils', 'dnf install -y amazon-efs-utils', `mount ${r.mountPath}`]);
     expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-0123456789abcdef0 0 0`]);
+    expect(r.mounted).toEqual([r.mountPath]);
+  });
+
+  /** A MIME multipart body as ec2.MultipartUserData renders it: the script is base64 in a part. */
+  const multipart = (script: string) => 'Content-Type: multipart/mixed; boundary="+AWS+CDK+User+Data+Separator=="\nMIME-Version: 1.0\n\n'
+    + '--+AWS+CDK+User+Data+Separator==\nContent-Type: text/x-shellscript; charset="utf-8"\nContent-Transfer-Encoding: base64\n\n'
+    + `${Buffer.from(script).toString('base64')}\n--+AWS+CDK+User+Data+Separator==--\n`;
+
+  test.each<[string, (script: string) => string | Buffer, RegExp]>([
+    ['MIME multipart (ec2.MultipartUserData)', multipart, /the user data is not a shell script \(it starts with "Content-Type: multipart\/mixed; boundary=/],
+    ['gzip-compressed', (script) => zlib.gzipSync(script), /the user data is not a shell script \(it does not start with text: compressed\?\)/],
+  ])('a later boot whose user data is %s keeps /etc/fstab and its mounts as they are', (_what, encode, message) => {
+    // GIVEN the access point mounted, WHEN the user data read back is not a shell script
+    const r = runScript({
+      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main',
+      perBoot: { userData: (mountPath) => encode(userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa')) },
+    });
+    // THEN nothing is unmounted or dropped
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/: keeping \/etc\/fstab as it is/);
+    expect(mountCalls(r)).toEqual([]);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-00000000000000000 0 0`]);
     expect(r.mounted).toEqual([r.mountPath]);
   });
 
