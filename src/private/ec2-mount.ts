@@ -138,7 +138,9 @@ function notLinux(scope: IConstruct): never {
  * outer access point, on which chattr fails, so it cannot refuse writes while nothing is mounted
  * there; and when the outer one is dropped, the inner one has to be made in its immutable directory.
  */
-function checkNotNested(scope: IConstruct, what: string, mounted: Map<string, { readonly accessPoint: string }>, pathKey: string, mountPath: string): void {
+function checkNotNested(
+  scope: IConstruct, what: string, mounted: Map<string, { readonly accessPoint: string }>, pathKey: string, mountPath: string,
+): void {
   const problem = 'a mount point inside another mount is a directory of the outer access point, which cannot be made immutable, so while nothing is mounted there writes land in the outer access point';
   const fix = 'give each mount a directory of its own, none inside another (e.g. "/mnt/data" and "/mnt/logs")';
   const norm = (p: string) => p.replace(/\/+/g, '/');

@@ -704,7 +704,11 @@ describe('the user-data script', () => {
   test('a later boot retries the metadata service: a 503 to the token and to the user data still applies the new user data', () => {
     // GIVEN the old access point mounted, WHEN IMDS answers 503 once on each path, then the new user data
     const r = runScript({
-      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main', imds: { first503: 1 },
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
+      imds: { first503: 1 },
       perBoot: { userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
     });
     // THEN
@@ -718,7 +722,11 @@ describe('the user-data script', () => {
   test('a later boot whose metadata service never answers gives up within its time limits, after a few retries, and keeps /etc/fstab', () => {
     // GIVEN the old access point mounted, WHEN IMDS accepts connections and never answers
     const r = runScript({
-      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main', imds: { silent: true },
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
+      imds: { silent: true },
       perBoot: { userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
     });
     // THEN
@@ -762,7 +770,10 @@ describe('the user-data script', () => {
   ])('a later boot whose user data is %s keeps /etc/fstab and its mounts as they are', (_what, encode, message) => {
     // GIVEN the access point mounted, WHEN the user data read back is not a shell script
     const r = runScript({
-      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main',
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
       perBoot: { userData: (mountPath) => encode(userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa')) },
     });
     // THEN nothing is unmounted or dropped
@@ -779,7 +790,10 @@ describe('the user-data script', () => {
     const older = PER_BOOT_SCRIPT.replace(/^# Installed by .*\n/m, '');
     expect(older.length).toBeLessThan(PER_BOOT_SCRIPT.length);
     const r = runScript({
-      installed: '3.2.0', earlierAccessPoint: 'fsap-00000000000000000', mounted: true, managed: 'main',
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
       perBoot: { script: older, userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
     });
     // THEN it ends where it ended (bash reads a script as it goes: a file rewritten in place would go on in the new text)
