@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, openNfs, waitForMount } from './client-access';
 import { mountCommand, MOUNT_FUNCTION } from './ec2-user-data';
-import { inUnit, invalid, spelling, validateContainerPath } from './validation';
+import { inUnit, invalid, Shown, spelling, validateContainerPath } from './validation';
 import type { Ec2MountOptions } from '../mount/ec2';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
 
@@ -133,6 +133,29 @@ function notLinux(scope: IConstruct): never {
     'use a Linux AMI (Amazon Linux 2023 or 2, RHEL 8/9, Ubuntu 20.04-24.04, SLES 15)');
 }
 
+/**
+ * One mount path inside another of the same user data: the inner mount point is a directory of the
+ * outer access point, on which chattr fails, so it cannot refuse writes while nothing is mounted
+ * there; and when the outer one is dropped, the inner one has to be made in its immutable directory.
+ */
+function checkNotNested(
+  scope: IConstruct, what: string, mounted: Map<string, { readonly accessPoint: string }>, pathKey: string, mountPath: string,
+): void {
+  const problem = 'a mount point inside another mount is a directory of the outer access point, which cannot be made immutable, so while nothing is mounted there writes land in the outer access point';
+  const fix = 'give each mount a directory of its own, none inside another (e.g. "/mnt/data" and "/mnt/logs")';
+  const norm = (p: string) => p.replace(/\/+/g, '/');
+  const inside = (inner: string, outer: string) => norm(inner).startsWith(`${norm(outer)}/`);
+  for (const [other, { accessPoint }] of mounted) {
+    if (Token.isUnresolved(other)) continue;
+    if (inside(pathKey, other)) {
+      invalid(scope, 'mountPath', mountPath, `it lies under ${other}, where the user data of ${what} already mounts ${accessPoint}: ${problem}`, fix);
+    }
+    if (inside(other, pathKey)) {
+      invalid(scope, 'mountPath', mountPath, `the user data of ${what} already mounts ${accessPoint} at ${other}, which lies under it: ${problem}`, fix);
+    }
+  }
+}
+
 function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, options: Ec2MountOptions): void {
   const { scope } = target;
   const { fs, info } = fileSystemOf(scope, accessPoint);
@@ -149,6 +172,12 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
   }
 
   const userData = target.userData!;
+  if (userData instanceof ec2.MultipartUserData || userData.render().startsWith('Content-Type: multipart')) {
+    invalid(scope, 'userData', new Shown('ec2.MultipartUserData'), 'the boot script installs a per-boot script that reads the user data back from the instance metadata service on every boot '
+      + 'and runs its s3files_mount lines as a shell script; in a MIME multipart body they are base64-encoded inside a part, where it would not find them, '
+      + 'so a later change of the mount would never reach a running instance',
+    'use ec2.UserData.forLinux() and put the commands of the other parts into it (userData.addCommands(...); a cloud-config part as the shell commands that do the same)');
+  }
   if (!userData.render().startsWith('#!/bin/bash')) {
     invalid(scope, 'userData', userData.render().split('\n')[0], 'the mount is a bash script, and this user data is not one', 'use ec2.UserData.forLinux()');
   }
@@ -166,6 +195,7 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
     invalid(scope, 'readOnly', readOnly, `the user data of ${target.what} already mounts this access point at ${mountPath} ${taken.readOnly ? 'read-only' : 'read-write'}`,
       'mount an access point with the same readOnly setting every time, or at another mountPath');
   }
+  if (!taken && !Token.isUnresolved(pathKey)) checkNotNested(scope, target.what, mounted, pathKey, mountPath);
   if (!taken) {
     mounted.set(pathKey, { accessPoint: accessPoint.node.path, readOnly });
     if (!DEFINES_FUNCTION.has(userData)) {

@@ -11,19 +11,35 @@ export const MIN_EFS_UTILS_VERSION = '3.0.0';
  * The cloud-init per-boot script: reads the instance's current user data from the instance
  * metadata service (IMDSv2), takes out what this library wrote (the `s3files_mount` function and
  * its calls), drops the fstab lines of S3 Files mounts it no longer has (unmounting them), and runs
- * the rest, which writes each line anew and remounts what changed. Without IMDS it keeps
- * /etc/fstab as it is. (No `${...}` in it: it is inlined in a template literal.)
+ * the rest, which writes each line anew and remounts what changed. A dropped path stays immutable,
+ * unless a path the user data now mounts lies at or under it (its mount point must be created
+ * there). Each IMDS call is retried 3 times, 1 s apart, each attempt within 5 s (23 s at
+ * most for a silent IMDS); without an answer, or when the user data is not a `#!` script (MIME
+ * multipart, gzip), it keeps /etc/fstab as it is. (No `${...}` in it: it is inlined in a template
+ * literal.)
  */
 export const PER_BOOT_SCRIPT = String.raw`#!/bin/bash
 # Installed by cdk-s3files-lambda: re-applies the S3 Files mounts of the current user data on every boot.
 set -uo pipefail
 log() { echo "s3files-per-boot: $*" >&2; }
 imds=http://169.254.169.254/latest
-if ! token="$(curl -sf -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 60')" \
-  || ! user_data="$(curl -sf -H "X-aws-ec2-metadata-token: $token" "$imds/user-data")"; then
+# A throttled or briefly unavailable IMDS (429, 5xx, refused, timed out) is retried; a silent one cannot hang the boot.
+imds_curl() { curl -sf --connect-timeout 2 --max-time 5 --retry 3 --retry-delay 1 --retry-connrefused "$@"; }
+if ! token="$(imds_curl -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 60')" \
+  || ! user_data="$(imds_curl -H "X-aws-ec2-metadata-token: $token" "$imds/user-data")"; then
   log "the instance metadata service did not answer: keeping /etc/fstab as it is"
   exit 0
 fi
+# Anything but a shell script (MIME multipart, gzip, cloud-config) would read as "no mounts" and unmount them all.
+case "$user_data" in
+  '#!'*) ;;
+  *)
+    first="$(printf '%s\n' "$user_data" | head -n 1 | cut -c 1-60)"
+    if [ "$(printf '%s' "$first" | tr -cd '[:print:]')" = "$first" ]; then first="it starts with \"$first\""; else first="it does not start with text: compressed?"; fi
+    log "the user data is not a shell script ($first): keeping /etc/fstab as it is (the library mounts from ec2.UserData.forLinux() user data only)"
+    exit 0
+    ;;
+esac
 mounts="$(printf '%s\n' "$user_data" | awk '/^s3files_mount\(\) \($/ { f = 1 } f { print } f && /^\)$/ { f = 0; next } !f && /^s3files_mount \047/ { print }')"
 calls="$(printf '%s\n' "$mounts" | grep "^s3files_mount '" || true)"
 # The mount paths the current user data asks for (the third argument of each call).
@@ -34,12 +50,20 @@ managed=/var/lib/cdk-s3files-lambda/mount-paths
 stale="$({ if [ -n "$wanted" ]; then grep -vxF -e "$wanted"; else cat; fi; } 2>/dev/null < "$managed" || true)"
 : > "$managed" 2>/dev/null || true
 for mount_path in $stale; do
-  log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)"
+  # A wanted path at or under this one: its mount point cannot be made in an immutable directory.
+  under="$(printf '%s\n' "$wanted" | awk -v p="$mount_path" 'BEGIN { sub(/\/+$/, "", p) }
+    { w = $0; sub(/\/+$/, "", w) } w != "" && (w == p || index(w, p "/") == 1) { print w; exit }')"
+  if [ -n "$under" ]; then
+    log "$mount_path is no longer in the user data, and $under is at or under it: unmounting it, dropping its fstab line, and making the directory writable again (chattr -i) for the new mount point"
+  else
+    log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)"
+  fi
   if mountpoint -q "$mount_path"; then umount "$mount_path" || umount -l "$mount_path"; fi
   tmp="$(mktemp)"
   awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab > "$tmp"
   cat "$tmp" > /etc/fstab
   rm -f "$tmp"
+  if [ -n "$under" ] && [ -d "$mount_path" ]; then chattr -i "$mount_path" || log "could not make $mount_path writable again (chattr -i)"; fi
 done
 if [ -n "$calls" ]; then bash -c "$mounts"; fi
 `;
@@ -57,11 +81,11 @@ if [ -n "$calls" ]; then bash -c "$mounts"; fi
  *
  * Two things make later changes safe. The mount point is made immutable (`chattr +i`) before the
  * first mount, so while nothing is mounted there a write fails (EPERM) instead of landing on the
- * local disk and never reaching S3. And it installs a cloud-init per-boot script
- * (`PER_BOOT_SCRIPT`) that re-applies the mounts of the instance's *current* user data on every
- * boot: CloudFormation changes user data by stopping and starting the instance, and cloud-init
- * does not run user data again. A line that changed for a mounted path is unmounted and mounted
- * again with the new access point or options.
+ * local disk and never reaching S3. And, before the install (a stop can interrupt it), it
+ * installs a cloud-init per-boot script (`PER_BOOT_SCRIPT`) that re-applies the mounts of the
+ * instance's *current* user data on every boot: CloudFormation changes user data by stopping and
+ * starting the instance, and cloud-init does not run user data again. A line that changed for a
+ * mounted path is unmounted and mounted again with the new access point or options.
  * The body runs in a subshell with its own `set -euo pipefail`, so it changes nothing of the rest
  * of the user data. (No `${...}` in it: this is a template literal.)
  */
@@ -71,10 +95,13 @@ export const MOUNT_FUNCTION = String.raw`s3files_mount() (
   log() { echo "s3files_mount: $*" >&2; }
   install_per_boot() {
     mkdir -p /var/lib/cloud/scripts/per-boot
-    cat > /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh <<'S3FILES_PER_BOOT'
+    # A new file renamed over the old: bash reads a script as it runs, so a running per-boot script
+    # rewritten in place would go on with whatever the new text has at its offset.
+    cat > /var/lib/cloud/scripts/per-boot/.50-s3files-mounts.sh.new <<'S3FILES_PER_BOOT'
 @PER_BOOT@
 S3FILES_PER_BOOT
-    chmod 0755 /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh
+    chmod 0755 /var/lib/cloud/scripts/per-boot/.50-s3files-mounts.sh.new
+    mv -f /var/lib/cloud/scripts/per-boot/.50-s3files-mounts.sh.new /var/lib/cloud/scripts/per-boot/50-s3files-mounts.sh
   }
   version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
   # The version of the installed package (rpm, or dpkg without the Debian revision), empty if none.
@@ -95,6 +122,13 @@ S3FILES_PER_BOOT
     log "$1 failed on $os_id: fix what its messages above say, or install amazon-efs-utils >= $min_version in the image (https://github.com/aws/efs-utils/blob/master/INSTALL.md)"
     exit 1
   }
+
+  # First, before an install that a stop can interrupt: cloud-init never runs this user data again,
+  # so only the per-boot script can finish the mount on a later boot.
+  # The paths this library manages: the per-boot script drops only these when the user data no longer has them.
+  mkdir -p /var/lib/cdk-s3files-lambda
+  grep -qxF -- "$mount_path" /var/lib/cdk-s3files-lambda/mount-paths 2>/dev/null || echo "$mount_path" >> /var/lib/cdk-s3files-lambda/mount-paths
+  install_per_boot
 
   have="$(installed_version)"
   if [ -z "$have" ] || ! version_ge "$have" "$min_version"; then
@@ -136,7 +170,13 @@ S3FILES_PER_BOOT
 
   options="_netdev,nofail,accesspoint=$access_point"
   if [ "$read_only" = "true" ]; then options="$options,ro"; fi
-  mkdir -p "$mount_path"
+  if ! mkdir -p "$mount_path"; then
+    # The likely cause: an immutable directory above it, a mount point of this library's once.
+    above="$(dirname "$mount_path")"
+    while [ ! -d "$above" ]; do above="$(dirname "$above")"; done
+    log "could not create the mount point $mount_path: $above is likely immutable (this library makes a mount point immutable while nothing is mounted there; lsattr -d $above shows an i): run chattr -i $above, or mount elsewhere"
+    exit 1
+  fi
   # Unmounted, the directory refuses writes: nothing lands on the local disk unnoticed.
   if ! mountpoint -q "$mount_path"; then
     chattr +i "$mount_path" || log "could not make $mount_path immutable: writes there while it is not mounted would stay local"
@@ -154,10 +194,6 @@ S3FILES_PER_BOOT
     log "the mount of $mount_path changed: unmounting the previous one"
     umount "$mount_path" || umount -l "$mount_path"
   fi
-  # The paths this library manages: the per-boot script drops only these when the user data no longer has them.
-  mkdir -p /var/lib/cdk-s3files-lambda
-  grep -qxF -- "$mount_path" /var/lib/cdk-s3files-lambda/mount-paths 2>/dev/null || echo "$mount_path" >> /var/lib/cdk-s3files-lambda/mount-paths
-  install_per_boot
 
   deadline=$(( $(date +%s) + timeout ))
   delay=2

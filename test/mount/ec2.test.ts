@@ -2,6 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as zlib from 'zlib';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
@@ -206,6 +207,18 @@ describe('mountOnInstance: refusals', () => {
       ap.mountOnInstance(host);
       ap.mountOnInstance(host, { readOnly: true });
     }, /invalid readOnly true: the user data of the instance already mounts this access point at \/mnt\/s3files read-write/],
+    ['a mount path under another mount path of the same user data', (s, vpc, ap) => {
+      const host = instanceIn(s, vpc);
+      ap.mountOnInstance(host, { mountPath: '/mnt/data' });
+      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnInstance(host, { mountPath: '/mnt/data/current' });
+    }, /TestStack\/Host: invalid mountPath "\/mnt\/data\/current": it lies under \/mnt\/data, where the user data of the instance already mounts TestStack\/Files\/Data: a mount point inside another mount is a directory of the outer access point, which cannot be made immutable, so while nothing is mounted there writes land in the outer access point\. Fix: give each mount a directory of its own, none inside another \(e\.g\. "\/mnt\/data" and "\/mnt\/logs"\)/],
+    ['a mount path that contains another mount path of the same user data (the same access point)', (s, vpc, ap) => {
+      const host = instanceIn(s, vpc);
+      ap.mountOnInstance(host, { mountPath: '/mnt/data/current/' });
+      ap.mountOnInstance(host, { mountPath: '/mnt/data' });
+    }, /TestStack\/Host: invalid mountPath "\/mnt\/data": the user data of the instance already mounts TestStack\/Files\/Data at \/mnt\/data\/current, which lies under it: a mount point inside another mount .* Fix: give each mount a directory of its own/],
+    ['ec2.MultipartUserData', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc, 'Multi', { userData: new ec2.MultipartUserData() })),
+      /TestStack\/Multi: invalid userData ec2\.MultipartUserData: the boot script installs a per-boot script that reads the user data back from the instance metadata service on every boot and runs its s3files_mount lines as a shell script; in a MIME multipart body they are base64-encoded inside a part, where it would not find them, so a later change of the mount would never reach a running instance\. Fix: use ec2\.UserData\.forLinux\(\) and put the commands of the other parts into it \(userData\.addCommands\(\.\.\.\); a cloud-config part as the shell commands that do the same\)/],
   ])('refuses %s', (_what, build, message) => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     expect(() => build(stack, vpc, accessPoint)).toThrow(message);
@@ -223,13 +236,19 @@ describe('mountOnInstance: refusals', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The script itself: shellcheck, then run it against stub dnf/yum/rpm/mount/mountpoint/sleep on
-// PATH, with /etc/fstab bind-mounted from a temp file in a private mount namespace.
+// The script itself: shellcheck, then run it against stub dnf/yum/rpm/mount/umount/mountpoint/
+// chattr/mkdir/sleep/curl on PATH and a local HTTP server as the metadata service, with /etc/fstab
+// and /var/lib bind-mounted from temp files in a private mount namespace.
 
 const STUBS: Record<string, string> = {
   'rpm': '[ -s "$STATE/installed" ] && cat "$STATE/installed" || exit 1',
   // A file $STATE/fail_<tool> makes that tool fail (dnf, yum, download, installer).
-  'dnf': 'echo "dnf $*" >> "$STATE/calls"; [ ! -e "$STATE/fail_dnf" ] || exit 1; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
+  // $STATE/stop_in_install: the first dnf is where the instance is stopped (the boot script and the mount function are killed).
+  'dnf': [
+    'echo "dnf $*" >> "$STATE/calls"',
+    'if [ -e "$STATE/stop_in_install" ]; then rm -f "$STATE/stop_in_install"; kill -KILL "$BOOT_PID" "$PPID"; exit 137; fi',
+    '[ ! -e "$STATE/fail_dnf" ] || exit 1; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
+  ].join('\n'),
   'yum': 'echo "yum $*" >> "$STATE/calls"; [ ! -e "$STATE/fail_yum" ] || exit 1; if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; fi',
   'mount': [
     'echo "mount $*" >> "$STATE/calls"',
@@ -239,14 +258,43 @@ const STUBS: Record<string, string> = {
   ].join('\n'),
   // What is mounted: one path a line in $STATE/mounted.
   'mountpoint': 'grep -qxF -- "$2" "$STATE/mounted" 2>/dev/null',
-  'umount': 'echo "umount $*" >> "$STATE/calls"; grep -vxF -- "$1" "$STATE/mounted" > "$STATE/mounted.new" || true; mv "$STATE/mounted.new" "$STATE/mounted"',
-  'chattr': 'echo "chattr $*" >> "$STATE/calls"',
-  // The instance metadata service: a token, then the user data in $STATE/user-data (none: no IMDS).
-  // and the efs-utils project's installer (it installs what $STATE/repo holds).
+  // As the kernel does: a path with a mount below it is busy; a lazy unmount detaches it and everything below.
+  'umount': [
+    'echo "umount $*" >> "$STATE/calls"',
+    'lazy=; if [ "$1" = -l ]; then lazy=1; shift; fi',
+    'if [ -z "$lazy" ] && awk -v p="$1" \'index($0, p "/") == 1 { found = 1 } END { exit !found }\' "$STATE/mounted" 2>/dev/null; then echo "umount: $1: target is busy." >&2; exit 32; fi',
+    'awk -v p="$1" \'$0 != p && index($0, p "/") != 1\' "$STATE/mounted" > "$STATE/mounted.new" 2>/dev/null || true; mv "$STATE/mounted.new" "$STATE/mounted"',
+  ].join('\n'),
+  // The immutable directories, one a line in $STATE/immutable (chattr +i / -i, as on ext4 or xfs).
+  'chattr': [
+    'echo "chattr $*" >> "$STATE/calls"',
+    '[ -e "$2" ] || { echo "chattr: No such file or directory while trying to stat $2" >&2; exit 1; }',
+    'awk -v p="$2" \'$0 != p\' "$STATE/immutable" > "$STATE/immutable.new" 2>/dev/null || true; mv "$STATE/immutable.new" "$STATE/immutable"',
+    'if [ "$1" = +i ]; then echo "$2" >> "$STATE/immutable"; fi',
+  ].join('\n'),
+  // No new entry in an immutable directory, unless something is mounted over it (the entry is then on the mount).
+  'mkdir': [
+    'for a in "$@"; do',
+    '  case "$a" in -*) continue;; esac',
+    '  d="$a"; while [ ! -e "$d" ]; do d="$(dirname "$d")"; done',
+    '  if [ "$d" != "$a" ] && grep -qxF -- "$d" "$STATE/immutable" 2>/dev/null && ! grep -qxF -- "$d" "$STATE/mounted" 2>/dev/null; then',
+    '    echo "mkdir: cannot create directory \'$a\': Operation not permitted" >&2; exit 1',
+    '  fi',
+    'done',
+    'exec /usr/bin/mkdir "$@"',
+  ].join('\n'),
+  // The instance metadata service is a local HTTP server (IMDS_SERVER), reached by the real curl with the script's flags,
+  // its time limits a tenth as long; and the efs-utils project's installer (it installs what $STATE/repo holds).
   'curl': [
     'case "$*" in',
-    '  *api/token*) [ -e "$STATE/user-data" ] && echo token || exit 7;;',
-    '  *user-data*) cat "$STATE/user-data";;',
+    '  *169.254.169.254*)',
+    '    echo "curl $*" >> "$STATE/calls"',
+    '    port="$(cat "$STATE/imds_port")"; args=(); prev=',
+    '    for a in "$@"; do',
+    '      case "$prev" in --connect-timeout|--max-time|-m) a="$(awk -v t="$a" \'BEGIN { print t / 10 }\')";; esac',
+    '      prev="$a"; args+=("$(printf \'%s\' "$a" | sed "s#^http://169.254.169.254/#http://127.0.0.1:$port/#")")',
+    '    done',
+    '    exec /usr/bin/curl "${args[@]}";;',
     '  *efs-utils-installer.sh*) echo "curl $*" >> "$STATE/calls"; [ ! -e "$STATE/fail_download" ] || exit 6',
     '    printf \'%s\\n\' \'echo "installer $*" >> "$STATE/calls"\' \'[ ! -e "$STATE/fail_installer" ] || exit 1\' \'if [ -e "$STATE/repo" ]; then cp "$STATE/repo" "$STATE/installed"; rm -f "$STATE/dpkg_status"; fi\';;',
     '  *) exit 22;;',
@@ -256,6 +304,36 @@ const STUBS: Record<string, string> = {
   'dpkg-query': '[ -s "$STATE/installed" ] && printf "Package: amazon-efs-utils\\nStatus: %s\\nVersion: %s-1\\n" "$(cat "$STATE/dpkg_status" 2>/dev/null || echo install ok installed)" "$(cat "$STATE/installed")" || exit 1',
   'sleep': 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
 };
+
+/**
+ * IMDSv2 on 127.0.0.1: a token for PUT /latest/api/token, then $STATE/user-data for GET
+ * /latest/user-data with that token. No $STATE/user-data: nothing listens (connection refused).
+ * $STATE/imds_503 = n: the first n requests of each path answer 503; $STATE/imds_silent: it
+ * accepts connections and never answers. Each request is logged to $STATE/imds_requests.
+ */
+const IMDS_SERVER = String.raw`
+const fs = require('fs'); const http = require('http'); const path = require('path');
+const at = (f) => path.join(process.env.STATE, f);
+const fail503 = fs.existsSync(at('imds_503')) ? Number(fs.readFileSync(at('imds_503'), 'utf8')) : 0;
+const seen = {};
+const server = http.createServer((req, res) => {
+  fs.appendFileSync(at('imds_requests'), req.method + ' ' + req.url + '\n');
+  if (fs.existsSync(at('imds_silent'))) return;
+  seen[req.url] = (seen[req.url] || 0) + 1;
+  if (seen[req.url] <= fail503) { res.writeHead(503); res.end(); return; }
+  if (req.method === 'PUT' && req.url === '/latest/api/token' && req.headers['x-aws-ec2-metadata-token-ttl-seconds']) { res.end('token'); return; }
+  if (req.method === 'GET' && req.url === '/latest/user-data' && req.headers['x-aws-ec2-metadata-token'] === 'token') {
+    res.end(fs.readFileSync(at('user-data'))); return;
+  }
+  res.writeHead(404); res.end();
+});
+server.listen(0, '127.0.0.1', () => {
+  fs.writeFileSync(at('imds_port.new'), String(server.address().port));
+  fs.renameSync(at('imds_port.new'), at('imds_port'));
+  if (!fs.existsSync(at('user-data'))) server.close();
+});
+setTimeout(() => process.exit(0), 60000);
+`;
 
 interface Scenario {
   readonly installed?: string;
@@ -274,19 +352,46 @@ interface Scenario {
   readonly fail?: 'dnf' | 'yum' | 'download' | 'installer';
   readonly timeout?: number;
   readonly readOnly?: boolean;
-  /** Run this instead of the user data (the per-boot script), with this user data served by IMDS. */
-  readonly perBoot?: { readonly userData?: (mountPath: string, otherPath: string) => string };
+  /** Where the user data mounts, under the instance's /mnt (default "data"). */
+  readonly mountAt?: string;
+  /**
+   * Run the per-boot script from where it is installed (`script`, default the library's) instead
+   * of the user data, with this user data served by the metadata service.
+   */
+  readonly perBoot?: { readonly userData?: (mountPath: string, otherPath: string) => string | Buffer; readonly script?: string };
+  /** The metadata service answers 503 to the first n requests of each path, or never answers. */
+  readonly imds?: { readonly first503?: number; readonly silent?: boolean };
+  /** The instance is stopped while the user data's first dnf runs. */
+  readonly stopInInstall?: boolean;
+  /** After the user data, the instance boots again: the per-boot script the first boot installed (if any) runs. */
+  readonly reboot?: boolean;
   /** Already mounted when the script starts (mounted at boot from the fstab). */
   readonly mounted?: boolean;
   /** Another s3files fstab line, for a second path. */
   readonly otherLine?: boolean;
   /** The paths an earlier boot's user data mounted through this library (its state file). */
   readonly managed?: 'both' | 'main';
+  /**
+   * More of an earlier boot's state, by path under the instance's /mnt: s3files fstab lines (path to
+   * access point), what is mounted, the paths the library manages, and the local directories it made
+   * immutable (they exist).
+   */
+  readonly earlierBoot?: {
+    readonly fstab?: Record<string, string>;
+    readonly mounted?: string[];
+    readonly managed?: string[];
+    readonly immutable?: string[];
+  };
 }
 
-interface Run {
+interface Boot {
   readonly status: number | null;
   readonly stderr: string;
+  /** Wall-clock seconds the boot took. */
+  readonly seconds: number;
+}
+
+interface Run extends Boot {
   readonly calls: string[];
   readonly fstab: string;
   readonly mountDir: boolean;
@@ -294,7 +399,16 @@ interface Run {
   readonly perBoot?: string;
   readonly mountPath: string;
   readonly otherPath: string;
+  /** What is mounted, and the immutable directories, when the run ends. */
+  readonly mounted: string[];
+  readonly immutable: string[];
+  /** The requests the metadata service saw ("PUT /latest/api/token"). */
+  readonly imds: string[];
+  /** With `reboot`: the first boot (the user data), and whether it left a per-boot script; the rest is the second boot's. */
+  readonly firstBoot?: Boot & { readonly perBootInstalled: boolean };
 }
+
+const PER_BOOT_FILE = 'cloud/scripts/per-boot/50-s3files-mounts.sh';
 
 function runScript(s: Scenario): Run {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-userdata-'));
@@ -309,54 +423,101 @@ function runScript(s: Scenario): Run {
     if ((name === 'rpm' && deb) || (name === 'dpkg-query' && !deb)) continue;
     fs.writeFileSync(path.join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
   }
+  const imdsServer = path.join(dir, 'imds.js');
+  fs.writeFileSync(imdsServer, IMDS_SERVER);
   if (s.installed) fs.writeFileSync(path.join(state, 'installed'), s.installed);
   if (s.dpkgStatus) fs.writeFileSync(path.join(state, 'dpkg_status'), s.dpkgStatus);
   if (s.repo) fs.writeFileSync(path.join(state, 'repo'), s.repo);
   if (s.fail) fs.writeFileSync(path.join(state, `fail_${s.fail}`), '');
+  if (s.stopInInstall) fs.writeFileSync(path.join(state, 'stop_in_install'), '');
+  if (s.imds?.first503) fs.writeFileSync(path.join(state, 'imds_503'), String(s.imds.first503));
+  if (s.imds?.silent) fs.writeFileSync(path.join(state, 'imds_silent'), '');
   fs.writeFileSync(path.join(state, 'fail_mounts'), String(s.failMounts ?? 0));
   fs.writeFileSync(path.join(state, 'calls'), '');
   const osRelease = path.join(dir, 'os-release');
   fs.writeFileSync(osRelease, s.os ?? 'NAME="Amazon Linux"\nVERSION="2023"\nID="amzn"\nID_LIKE="fedora"\nVERSION_ID="2023"\n');
   const fstab = path.join(dir, 'fstab');
-  const mountPath = path.join(dir, 'mnt', 'data');
-  const otherPath = path.join(dir, 'mnt', 'other');
-  const earlier = s.earlierAccessPoint ? `fs-0123456789abcdef0:/ ${mountPath} s3files _netdev,nofail,accesspoint=${s.earlierAccessPoint} 0 0\n` : '';
-  const other = s.otherLine ? `fs-0123456789abcdef0:/ ${otherPath} s3files _netdev,nofail,accesspoint=fsap-0ther00000000000 0 0\n` : '';
-  fs.writeFileSync(fstab, `# /etc/fstab\nUUID=abc / xfs defaults 0 1\n${earlier}${other}`);
-  if (s.mounted) fs.writeFileSync(path.join(state, 'mounted'), `${mountPath}\n${s.otherLine ? `${otherPath}\n` : ''}`);
-  const script = path.join(dir, 'user-data.sh');
+  const underMnt = (p: string) => path.join(dir, 'mnt', p);
+  const mountPath = underMnt(s.mountAt ?? 'data');
+  const otherPath = underMnt('other');
+  const fstabLine = (p: string, accessPoint: string) => `fs-0123456789abcdef0:/ ${p} s3files _netdev,nofail,accesspoint=${accessPoint} 0 0\n`;
+  const earlier = s.earlierAccessPoint ? fstabLine(mountPath, s.earlierAccessPoint) : '';
+  const other = s.otherLine ? fstabLine(otherPath, 'fsap-0ther00000000000') : '';
+  const before = s.earlierBoot ?? {};
+  const earlierLines = Object.entries(before.fstab ?? {}).map(([p, ap]) => fstabLine(underMnt(p), ap)).join('');
+  fs.writeFileSync(fstab, `# /etc/fstab\nUUID=abc / xfs defaults 0 1\n${earlier}${other}${earlierLines}`);
+  const mountedBefore = [...(s.mounted ? [mountPath, ...(s.otherLine ? [otherPath] : [])] : []), ...(before.mounted ?? []).map(underMnt)];
+  if (mountedBefore.length) fs.writeFileSync(path.join(state, 'mounted'), mountedBefore.map((p) => `${p}\n`).join(''));
+  for (const p of before.immutable ?? []) fs.mkdirSync(underMnt(p), { recursive: true });
+  if (before.immutable) fs.writeFileSync(path.join(state, 'immutable'), before.immutable.map((p) => `${underMnt(p)}\n`).join(''));
   const userData = `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
     fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: s.readOnly ?? false, timeoutSeconds: s.timeout ?? 60,
   })}\n`;
-  if (s.perBoot) {
-    fs.writeFileSync(script, PER_BOOT_SCRIPT);
-    if (s.perBoot.userData) fs.writeFileSync(path.join(state, 'user-data'), s.perBoot.userData(mountPath, otherPath));
-  } else {
-    fs.writeFileSync(script, userData);
-  }
   // /var/lib of this namespace is a temp directory: the script installs its per-boot script there.
   const varLib = path.join(dir, 'var-lib');
   fs.mkdirSync(varLib);
-  if (s.managed) {
+  const perBootFile = path.join(varLib, PER_BOOT_FILE);
+  const managed = [...(s.managed ? [mountPath, ...(s.managed === 'both' ? [otherPath] : [])] : []), ...(before.managed ?? []).map(underMnt)];
+  if (managed.length) {
     fs.mkdirSync(path.join(varLib, 'cdk-s3files-lambda'));
-    fs.writeFileSync(path.join(varLib, 'cdk-s3files-lambda', 'mount-paths'), `${mountPath}\n${s.managed === 'both' ? `${otherPath}\n` : ''}`);
+    fs.writeFileSync(path.join(varLib, 'cdk-s3files-lambda', 'mount-paths'), managed.map((p) => `${p}\n`).join(''));
   }
   // Only the stubs and the basic tools: a real dnf/yum/mount on this machine must not be found.
   const isolatedPath = `${bin}:/usr/bin:/bin`;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const run = spawnSync('unshare', [...(asRoot ? [] : ['--map-root-user']), '--mount', 'bash', '-c',
-    `set -e; /usr/bin/mount --bind "${fstab}" /etc/fstab; /usr/bin/mount --bind "${osRelease}" /etc/os-release; /usr/bin/mount --bind "${varLib}" /var/lib; export PATH="${isolatedPath}" STATE="${state}"; exec bash "${script}"`],
-  { encoding: 'utf8', env: { ...process.env, STATE: state } });
-  const perBootFile = path.join(varLib, 'cloud', 'scripts', 'per-boot', '50-s3files-mounts.sh');
-  const result = {
-    status: run.status,
-    stderr: run.stderr,
-    calls: fs.readFileSync(path.join(state, 'calls'), 'utf8').split('\n').filter(Boolean),
+  // One boot: the script runs (as the boot's top process, BOOT_PID, for a stop to kill), with the metadata
+  // service up if asked; the namespace's /etc/fstab, /etc/os-release and /var/lib are the temp files.
+  const boot = (script: string, imds: boolean): Boot => {
+    fs.rmSync(path.join(state, 'imds_port'), { force: true });
+    const start = Date.now();
+    const run = spawnSync('unshare', [...(asRoot ? [] : ['--map-root-user']), '--mount', 'bash', '-c', [
+      'set -e',
+      `/usr/bin/mount --bind "${fstab}" /etc/fstab; /usr/bin/mount --bind "${osRelease}" /etc/os-release; /usr/bin/mount --bind "${varLib}" /var/lib`,
+      `export PATH="${isolatedPath}" STATE="${state}"`,
+      'if [ "$IMDS" = 1 ]; then',
+      `  "${process.execPath}" "${imdsServer}" < /dev/null >> "$STATE/imds.log" 2>&1 & server=$!`,
+      '  trap \'kill "$server" 2>/dev/null || true\' EXIT',
+      '  for _ in $(seq 200); do [ -e "$STATE/imds_port" ] && break; /usr/bin/sleep 0.05; done',
+      'fi',
+      'rc=0',
+      `timeout -k 1 20 bash -c 'export BOOT_PID=$$; exec bash "$1"' boot "${script}" || rc=$?`,
+      'exit "$rc"',
+    ].join('\n')], { encoding: 'utf8', env: { ...process.env, STATE: state, IMDS: imds ? '1' : '0' }, timeout: 40_000 });
+    return { status: run.status, stderr: run.stderr, seconds: (Date.now() - start) / 1000 };
+  };
+  const asList = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+  let firstBoot: Run['firstBoot'];
+  let last: Boot;
+  if (s.perBoot) {
+    fs.mkdirSync(path.dirname(perBootFile), { recursive: true });
+    fs.writeFileSync(perBootFile, s.perBoot.script ?? PER_BOOT_SCRIPT, { mode: 0o755 });
+    if (s.perBoot.userData) fs.writeFileSync(path.join(state, 'user-data'), s.perBoot.userData(mountPath, otherPath));
+    last = boot(perBootFile, true);
+  } else {
+    const script = path.join(dir, 'user-data.sh');
+    fs.writeFileSync(script, userData);
+    last = boot(script, false);
+    if (s.reboot) {
+      const perBootInstalled = fs.existsSync(perBootFile);
+      firstBoot = { ...last, perBootInstalled };
+      // A stop and start: nothing is mounted; cloud-init runs the per-boot scripts, not the user data.
+      fs.rmSync(path.join(state, 'mounted'), { force: true });
+      fs.writeFileSync(path.join(state, 'user-data'), userData);
+      last = perBootInstalled ? boot(perBootFile, true) : { status: 0, stderr: '', seconds: 0 };
+    }
+  }
+  const result: Run = {
+    ...last,
+    calls: asList(path.join(state, 'calls')),
     fstab: fs.readFileSync(fstab, 'utf8'),
     mountDir: fs.existsSync(mountPath),
     perBoot: fs.existsSync(perBootFile) ? fs.readFileSync(perBootFile, 'utf8') : undefined,
     mountPath,
     otherPath,
+    mounted: asList(path.join(state, 'mounted')),
+    immutable: asList(path.join(state, 'immutable')),
+    imds: asList(path.join(state, 'imds_requests')),
+    firstBoot,
   };
   fs.rmSync(dir, { recursive: true, force: true });
   return result;
@@ -478,6 +639,168 @@ describe('the user-data script', () => {
     expect(offline.status).toBe(0);
     expect(offline.stderr).toMatch(/the instance metadata service did not answer: keeping \/etc\/fstab as it is/);
     expect(offline.fstab).toContain('accesspoint=fsap-00000000000000000');
+  });
+
+  /** User data as the library renders it, mounting one access point at a path. */
+  const userDataMounting = (mountPath: string, accessPointId: string) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
+    fileSystemId: 'fs-0123456789abcdef0', accessPointId, mountPath, readOnly: false, timeoutSeconds: 5,
+  })}\n`;
+  const s3filesLines = (r: Run) => r.fstab.split('\n').filter((l) => l.includes(' s3files '));
+  const mountCalls = (r: Run) => r.calls.filter((c) => /^(u?mount|chattr) /.test(c));
+
+  test('a later boot whose user data mounts under a path it dropped makes that directory writable again (chattr -i) and mounts there; a dropped path elsewhere stays immutable', () => {
+    // GIVEN an instance that mounted /mnt/data and /mnt/other (each immutable underneath),
+    // WHEN the user data now mounts /mnt/data/current instead
+    const r = runScript({
+      installed: '3.2.0',
+      earlierBoot: { fstab: { data: 'fsap-00000000000000000', other: 'fsap-0ther00000000000' }, mounted: ['data', 'other'], managed: ['data', 'other'], immutable: ['data', 'other'] },
+      perBoot: { userData: (mountPath) => userDataMounting(`${mountPath}/current`, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN
+    const current = `${r.mountPath}/current`;
+    expect(r.stderr).toMatch(/mounted fs-0123456789abcdef0 \(fsap-0aaaaaaaaaaaaaaaa\)/);
+    expect(r.status).toBe(0);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${current} s3files _netdev,nofail,accesspoint=fsap-0aaaaaaaaaaaaaaaa 0 0`]);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `chattr -i ${r.mountPath}`, `umount ${r.otherPath}`, `chattr +i ${current}`, `mount ${current}`]);
+    expect(r.mounted).toEqual([current]);
+    expect(r.immutable.sort()).toEqual([current, r.otherPath].sort());
+    expect(r.stderr).toContain(`${r.otherPath} is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)`);
+  });
+
+  test('a later boot that drops the outer of two nested mounts (an older version allowed them) mounts the inner one again', () => {
+    // GIVEN /mnt/data and /mnt/data/b mounted; /mnt/data/b was made on the mount of /mnt/data, so it is
+    // not on the local disk and only /mnt/data is immutable;
+    // WHEN the user data keeps only /mnt/data/b
+    const r = runScript({
+      installed: '3.2.0',
+      earlierBoot: { fstab: { 'data': 'fsap-00000000000000000', 'data/b': 'fsap-0bbbbbbbbbbbbbbbb' }, mounted: ['data', 'data/b'], managed: ['data', 'data/b'], immutable: ['data'] },
+      perBoot: { userData: (mountPath) => userDataMounting(`${mountPath}/b`, 'fsap-0bbbbbbbbbbbbbbbb') },
+    });
+    // THEN /mnt/data is detached with what is under it, made writable, and /mnt/data/b is made and mounted
+    const inner = `${r.mountPath}/b`;
+    expect(r.status).toBe(0);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `umount -l ${r.mountPath}`, `chattr -i ${r.mountPath}`, `chattr +i ${inner}`, `mount ${inner}`]);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${inner} s3files _netdev,nofail,accesspoint=fsap-0bbbbbbbbbbbbbbbb 0 0`]);
+    expect(r.mounted).toEqual([inner]);
+  });
+
+  test('when the mount point cannot be made (an immutable directory above it) it stops and names that directory and how to free it', () => {
+    // GIVEN /mnt/data immutable (a mount there once), WHEN the user data mounts /mnt/data/current
+    const r = runScript({ installed: '3.2.0', mountAt: 'data/current', earlierBoot: { immutable: ['data'] } });
+    // THEN
+    const above = path.dirname(r.mountPath);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`s3files_mount: could not create the mount point ${r.mountPath}: ${above} is likely immutable (this library makes a mount point immutable while nothing is mounted there; lsattr -d ${above} shows an i): run chattr -i ${above}, or mount elsewhere`);
+    expect(mountCalls(r)).toEqual([]);
+    expect(s3filesLines(r)).toEqual([]);
+  });
+
+  // Each call to the metadata service: [connect timeout, time limit, retries, delay], from the recorded command line.
+  const imdsLimits = (r: Run) => r.calls.filter((c) => c.includes('169.254.169.254')).map((c) => {
+    const flag = (name: string) => Number(new RegExp(` --${name} ([0-9.]+) `).exec(c)?.[1]);
+    return [flag('connect-timeout'), flag('max-time'), flag('retry'), flag('retry-delay')];
+  });
+
+  test('a later boot retries the metadata service: a 503 to the token and to the user data still applies the new user data', () => {
+    // GIVEN the old access point mounted, WHEN IMDS answers 503 once on each path, then the new user data
+    const r = runScript({
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
+      imds: { first503: 1 },
+      perBoot: { userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN
+    expect(r.status).toBe(0);
+    expect(r.imds).toEqual(['PUT /latest/api/token', 'PUT /latest/api/token', 'GET /latest/user-data', 'GET /latest/user-data']);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-0aaaaaaaaaaaaaaaa 0 0`]);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `mount ${r.mountPath}`]);
+    expect(imdsLimits(r)).toHaveLength(2);
+  });
+
+  test('a later boot whose metadata service never answers gives up within its time limits, after a few retries, and keeps /etc/fstab', () => {
+    // GIVEN the old access point mounted, WHEN IMDS accepts connections and never answers
+    const r = runScript({
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
+      imds: { silent: true },
+      perBoot: { userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/the instance metadata service did not answer: keeping \/etc\/fstab as it is/);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-00000000000000000 0 0`]);
+    expect(mountCalls(r)).toEqual([]);
+    // AND the token call (the only one) has a connect timeout, a time limit, and 1 to 5 retries 1 s apart
+    const [[connect, limit, retries, delay], ...rest] = imdsLimits(r);
+    expect(rest).toEqual([]);
+    expect(connect).toBeLessThanOrEqual(limit);
+    expect(limit).toBeLessThanOrEqual(10);
+    expect(retries).toBeGreaterThanOrEqual(1);
+    expect(retries).toBeLessThanOrEqual(5);
+    expect(delay).toBe(1);
+    expect(r.imds).toEqual(Array(retries + 1).fill('PUT /latest/api/token'));
+    // the harness divides the time limits by 10: the attempts and the delays between them, and some slack to start
+    expect(r.seconds).toBeLessThan((retries + 1) * limit / 10 + retries * delay + 3);
+  });
+
+  test('an instance stopped while its first boot installs amazon-efs-utils gets its mount at the next boot: the per-boot script is installed first', () => {
+    // GIVEN no efs-utils, WHEN the instance is stopped during dnf install, and started again
+    const r = runScript({ repo: '3.2.0', stopInInstall: true, reboot: true });
+    // THEN the first boot was killed, but left the per-boot script
+    expect(r.firstBoot).toEqual(expect.objectContaining({ status: 137, perBootInstalled: true }));
+    // AND the next boot installs, writes the line and mounts
+    expect(r.status).toBe(0);
+    expect(r.calls.filter((c) => /^(dnf|mount) /.test(c))).toEqual(['dnf install -y amazon-efs-utils', 'dnf install -y amazon-efs-utils', `mount ${r.mountPath}`]);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-0123456789abcdef0 0 0`]);
+    expect(r.mounted).toEqual([r.mountPath]);
+  });
+
+  /** A MIME multipart body as ec2.MultipartUserData renders it: the script is base64 in a part. */
+  const multipart = (script: string) => 'Content-Type: multipart/mixed; boundary="+AWS+CDK+User+Data+Separator=="\nMIME-Version: 1.0\n\n'
+    + '--+AWS+CDK+User+Data+Separator==\nContent-Type: text/x-shellscript; charset="utf-8"\nContent-Transfer-Encoding: base64\n\n'
+    + `${Buffer.from(script).toString('base64')}\n--+AWS+CDK+User+Data+Separator==--\n`;
+
+  test.each<[string, (script: string) => string | Buffer, RegExp]>([
+    ['MIME multipart (ec2.MultipartUserData)', multipart, /the user data is not a shell script \(it starts with "Content-Type: multipart\/mixed; boundary=/],
+    ['gzip-compressed', (script) => zlib.gzipSync(script), /the user data is not a shell script \(it does not start with text: compressed\?\)/],
+  ])('a later boot whose user data is %s keeps /etc/fstab and its mounts as they are', (_what, encode, message) => {
+    // GIVEN the access point mounted, WHEN the user data read back is not a shell script
+    const r = runScript({
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
+      perBoot: { userData: (mountPath) => encode(userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa')) },
+    });
+    // THEN nothing is unmounted or dropped
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/: keeping \/etc\/fstab as it is/);
+    expect(mountCalls(r)).toEqual([]);
+    expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-00000000000000000 0 0`]);
+    expect(r.mounted).toEqual([r.mountPath]);
+  });
+
+  test('a per-boot script that the user data replaces while it runs (one of an older version) runs nothing of the new one', () => {
+    // GIVEN an older, shorter per-boot script installed and running, WHEN the user data installs the current one
+    const older = PER_BOOT_SCRIPT.replace(/^# Installed by .*\n/m, '');
+    expect(older.length).toBeLessThan(PER_BOOT_SCRIPT.length);
+    const r = runScript({
+      installed: '3.2.0',
+      earlierAccessPoint: 'fsap-00000000000000000',
+      mounted: true,
+      managed: 'main',
+      perBoot: { script: older, userData: (mountPath) => userDataMounting(mountPath, 'fsap-0aaaaaaaaaaaaaaaa') },
+    });
+    // THEN it ends where it ended (bash reads a script as it goes: a file rewritten in place would go on in the new text)
+    expect(r.stderr).not.toMatch(/command not found|syntax error|unexpected|unbound variable/);
+    expect(r.status).toBe(0);
+    expect(mountCalls(r)).toEqual([`umount ${r.mountPath}`, `mount ${r.mountPath}`]);
+    expect(r.perBoot).toBe(`${PER_BOOT_SCRIPT}\n`);
   });
 
   // /etc/os-release as each image ships it (abridged).
