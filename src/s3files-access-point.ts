@@ -18,10 +18,11 @@ import { mountOnJobDefinition } from './private/batch-mount';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { mountOnAutoScalingGroup, mountOnInstance, mountOnLaunchTemplate } from './private/ec2-mount';
 import { mountOnService, mountOnTaskDefinition } from './private/ecs-mount';
+import { grantScoped } from './private/grants';
 import { mountOnFunction } from './private/lambda-mount';
+import { scopeActions } from './private/s3files-actions';
 import {
-  validateAccessPointPath, validatePermissions, validatePosixId, validateS3FilesActions, validateSecondaryGids,
-  invalid, spelling,
+  validateAccessPointPath, validatePermissions, validatePosixId, validateSecondaryGids, invalid, spelling,
 } from './private/validation';
 import { IS3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system-base';
 
@@ -255,20 +256,19 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
   public abstract _rootPath(): string | undefined;
 
   public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this.clientGrant(grantee, CLIENT_READ_ACTIONS);
+    return this.scopedGrant(grantee, CLIENT_READ_ACTIONS);
   }
 
   public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
-    return this.clientGrant(grantee, CLIENT_READ_WRITE_ACTIONS);
+    return this.scopedGrant(grantee, CLIENT_READ_WRITE_ACTIONS);
   }
 
   public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this.clientGrant(grantee, CLIENT_ROOT_ACTIONS);
+    return this.scopedGrant(grantee, CLIENT_ROOT_ACTIONS);
   }
 
   public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
-    validateS3FilesActions(this, actions);
-    return this.clientGrant(grantee, actions);
+    return this.scopedGrant(grantee, actions);
   }
 
   public mountOnFunction(fn: lambda.Function, options: LambdaMountOptions = {}): void {
@@ -303,13 +303,12 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
     mountOnAgentCoreRuntime(runtime, this, options);
   }
 
-  private clientGrant(grantee: iam.IGrantable, actions: string[]): iam.Grant {
+  private scopedGrant(grantee: iam.IGrantable, actions: string[]): iam.Grant {
     const fs = this.fileSystem;
-    if (S3FilesFileSystemBase.isS3FilesFileSystemBase(fs)) return fs._grantClient(grantee, actions, this.accessPointArn);
-    // Another implementation of the interface: an identity statement, scoped to this access point.
-    return iam.Grant.addToPrincipal({
-      grantee, actions, resourceArns: [fs.fileSystemArn], conditions: { ArnEquals: { 's3files:AccessPointArn': this.accessPointArn } },
-    });
+    if (S3FilesFileSystemBase.isS3FilesFileSystemBase(fs)) return fs._grant(grantee, actions, this.accessPointArn, this);
+    // Another implementation of the interface: the same statements.
+    const target = { fileSystemArn: fs.fileSystemArn, accessPointArn: this.accessPointArn };
+    return grantScoped(this, grantee, scopeActions(this, actions, target), `${actions.join(', ')} through ${this.node.path}`, target);
   }
 }
 

@@ -1,14 +1,16 @@
-import { Annotations, Duration, IResource, Resource, ResourceProps } from 'aws-cdk-lib';
+import { Duration, IResource, Resource, ResourceProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct, IDependable } from 'constructs';
+import { Construct, IConstruct, IDependable } from 'constructs';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { EFS_UTILS_METRIC_NAMESPACE, METRICS_INSIGHTS_FUNCTIONS } from './private/client-metrics';
+import { grantScoped } from './private/grants';
 import { FileSystemMountInfo } from './private/mount-info';
-import { invalid, validateS3FilesActions } from './private/validation';
+import { scopeActions } from './private/s3files-actions';
+import { invalid } from './private/validation';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 
 /**
@@ -256,20 +258,19 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
   }
 
   public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, CLIENT_READ_ACTIONS);
+    return this._grant(grantee, CLIENT_READ_ACTIONS);
   }
 
   public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, CLIENT_READ_WRITE_ACTIONS);
+    return this._grant(grantee, CLIENT_READ_WRITE_ACTIONS);
   }
 
   public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this._grantClient(grantee, CLIENT_ROOT_ACTIONS);
+    return this._grant(grantee, CLIENT_ROOT_ACTIONS);
   }
 
   public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
-    validateS3FilesActions(this, actions);
-    return this._grantClient(grantee, actions);
+    return this._grant(grantee, actions);
   }
 
   public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -384,23 +385,15 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
   }
 
   /**
-   * Grants client actions: an identity-policy statement on the grantee, limited to the access
-   * point when one is given (`s3files:AccessPointArn`, the documented condition key of the client
-   * actions). It does not name the grantee in this stack, so grantees may live in any stack.
+   * Grants `s3files:` actions: identity-policy statements on the grantee, each action on its
+   * documented resource (this file system, its access points, or the one access point given, with
+   * `s3files:AccessPointArn` on the client actions). It does not name the grantee in this stack, so
+   * grantees may live in any stack.
    * @internal
    */
-  public _grantClient(grantee: iam.IGrantable, actions: string[], accessPointArn?: string): iam.Grant {
-    const conditions = accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined;
-    const grant = iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [this.fileSystemArn], conditions });
-    // An immutable imported role (mutable: false) reports success but adds nothing.
-    const immutable = (grantee.grantPrincipal.constructor as { PROPERTY_INJECTION_ID?: string }).PROPERTY_INJECTION_ID === 'aws-cdk-lib.aws-iam.ImmutableRole';
-    if (!grant.success || immutable) {
-      const principal = grantee.grantPrincipal;
-      const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
-      Annotations.of(this).addWarningV2('cdk-s3files-lambda:grantNotApplied',
-        `${where} could not be granted ${actions.join(', ')}: it is an imported or immutable principal whose policies this app cannot change. Attach a policy allowing ${actions.join(', ')} on this file system${accessPointArn ? ' (condition s3files:AccessPointArn = the access point\'s ARN)' : ''} to it yourself.`);
-    }
-    return grant;
+  public _grant(grantee: iam.IGrantable, actions: string[], accessPointArn?: string, scope: IConstruct = this): iam.Grant {
+    const scoped = scopeActions(scope, actions, { fileSystemArn: this.fileSystemArn, accessPointArn });
+    return grantScoped(scope, grantee, scoped, `${actions.join(', ')} on ${this.node.path}`, { fileSystemArn: this.fileSystemArn, accessPointArn });
   }
 
   /** What a mount needs to know beyond the interface. @internal */

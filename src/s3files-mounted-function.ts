@@ -1,8 +1,9 @@
-import { Annotations } from 'aws-cdk-lib';
+import { Annotations, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
+import { lambdaAutoSecurityGroup } from './private/compat';
 import { DEFAULT_MOUNT_PATH } from './private/lambda-mount';
 import { acknowledge, BASIC_EXECUTION_POLICY, VPC_ACCESS_POLICY } from './private/nag';
 import { asNestedProp, invalid, setKeys, Shown, validateMountPath } from './private/validation';
@@ -133,6 +134,11 @@ export class S3FilesMountedFunction extends lambda.Function {
       directS3Read: props.directS3Read,
     });
 
+    // The group lambda.Function made names the full construct path, which a Stage move changes:
+    // name it by the function's path in its stack, which the move keeps.
+    const sg = lambdaAutoSecurityGroup(this);
+    if (sg) sg.groupDescription = `Automatic security group for Lambda Function ${pathInStack(this)}`;
+
     if (!props.role) {
       acknowledge(this, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`,
         'lambda.Function attaches this AWS managed policy to the role it creates so the function can write its own CloudWatch logs. Pass `role` to use your own policies.');
@@ -254,4 +260,10 @@ function moveWarnings(from: Construct, to: Construct): void {
     Annotations.of(from).acknowledgeWarning(id, `moved to ${to.node.path}`);
     Annotations.of(to).addWarningV2(id, `${from.node.path}: ${text}`);
   }
+}
+
+/** A construct's path within its stack (what a Stage move, or a stack given env, keeps). */
+function pathInStack(c: IConstruct): string {
+  const stack = Stack.of(c);
+  return c.node.scopes.slice(c.node.scopes.indexOf(stack) + 1).map((s) => s.node.id).join('/');
 }

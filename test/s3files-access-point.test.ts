@@ -232,7 +232,7 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
     const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN.replace('111111111111', '222222222222') });
     // WHEN / THEN
     expect(() => new S3FilesAccessPoint(stack, 'Ap', { fileSystem: theirs }))
-      .toThrow(/Env\/Ap: invalid fileSystem "Env\/Theirs": it is in account 222222222222 \(its ARN\) and Env in 111111111111.*Fix: create the access point in a stack of account 222222222222, or import an access point/);
+      .toThrow(/Env\/Ap: invalid fileSystem "Env\/Theirs": it is in account 222222222222 \(its ARN\) and Env in 111111111111.*Fix: create the access point in a stack of account 222222222222; to mount it from account 111111111111, import it \(S3FilesAccessPoint\.fromAccessPointAttributes\) and have the owner allow your role in the file system's policy \(README, "Who can mount": ECS, Batch and EC2 only; Lambda and AgentCore mount only their own account's file systems\)\./);
   });
 
   test('a new access point on a file system of another region', () => {

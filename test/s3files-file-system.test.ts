@@ -5,6 +5,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem } from '../src';
 import { allowsDeletingFileSystem } from './lifecycle/cfn';
 import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
@@ -170,40 +171,49 @@ describe('S3FilesFileSystem: service role', () => {
     });
   });
 
-  test('has no KMS statement without a key, and KMS actions with kms:ViaService with one', () => {
-    // GIVEN
-    const plain = fileSystem();
-    const stack = newStack();
-    const key = new kms.Key(stack, 'Key');
-    // WHEN
-    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucketEncryptionKey: key });
-    // THEN
-    expect(JSON.stringify(plain.template().toJSON())).not.toContain('kms:');
-    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([{
-          Sid: 'KmsForBucketEncryption',
-          Effect: 'Allow',
-          Action: ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
-          Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Key'), 'Arn'] },
-          Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] } } },
-        }]),
+  /** The S3 user guide's file-system role KMS statement (Sid UseKmsKeyWithS3Files), on `key/*` of the stack's account. */
+  const documentedKmsStatement = (bucketArn: unknown, objectsArn: unknown) => ({
+    Sid: 'UseKmsKeyWithS3Files',
+    Effect: 'Allow',
+    Action: ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
+    Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':key/*']] },
+    Condition: {
+      StringLike: {
+        'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] },
+        'kms:EncryptionContext:aws:s3:arn': [bucketArn, objectsArn],
       },
-    });
+    },
+  });
+  const serviceRoleStatements = (t: Template) => byPrefix(t, 'AWS::IAM::Policy', 'FilesServiceRolePolicy')[1].Properties.PolicyDocument.Statement;
+
+  test('has the documented KMS statement for any key of the account, limited to this bucket through S3, with or without a known key', () => {
+    // GIVEN a bucket imported by name whose SSE-KMS key the app does not know, and a created bucket with a key
+    const stack = newStack();
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket: s3.Bucket.fromBucketName(stack, 'B', 'kms-encrypted') });
+    const withKey = newStack('WithKey');
+    new S3FilesFileSystem(withKey, 'Files', { vpc: isolatedVpc(withKey), bucketEncryptionKey: new kms.Key(withKey, 'Key') });
+    // THEN both service roles may use the bucket's key (whichever it is) through S3 for this bucket's objects
+    const arn = (rest: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, rest]] });
+    expect(serviceRoleStatements(Template.fromStack(stack))).toContainEqual(documentedKmsStatement(arn(':s3:::kms-encrypted'), arn(':s3:::kms-encrypted/*')));
+    const t = Template.fromStack(withKey);
+    const created = { 'Fn::GetAtt': [byPrefix(t, 'AWS::S3::Bucket', 'FilesBucket')[0], 'Arn'] };
+    expect(serviceRoleStatements(t)).toContainEqual(documentedKmsStatement(created, { 'Fn::Join': ['', [created, '/*']] }));
+    // AND a key of this app needs no statement of its own (the account's keys are covered)
+    expect(serviceRoleStatements(t).filter((st: any) => JSON.stringify(st).includes('kms:'))).toHaveLength(1);
   });
 
-  test('uses the key of an imported bucket when it is known', () => {
+  test('a bucket key of another account gets a statement of its own beside the documented one', () => {
     // GIVEN
-    const stack = newStack();
-    const key = kms.Key.fromKeyArn(stack, 'Key', 'arn:aws:kms:us-east-1:111111111111:key/00000000-0000-0000-0000-000000000000');
+    const stack = new Stack(new App(), 'S', { env: { account: '111111111111', region: 'us-east-1' } });
+    const key = kms.Key.fromKeyArn(stack, 'Key', 'arn:aws:kms:us-east-1:222222222222:key/00000000-0000-0000-0000-000000000000');
     const bucket = s3.Bucket.fromBucketAttributes(stack, 'Imported', { bucketName: 'data-bucket', encryptionKey: key });
     // WHEN
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
     // THEN
     expect(fs.bucketEncryptionKey).toBe(key);
-    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'KmsForBucketEncryption', Resource: key.keyArn })]) },
-    });
+    const kmsStatements = serviceRoleStatements(Template.fromStack(stack)).filter((st: any) => JSON.stringify(st).includes('kms:'));
+    expect(kmsStatements.map((st: any) => st.Sid)).toEqual(['UseKmsKeyWithS3Files', 'UseKmsKeyWithS3FilesForeign']);
+    expect(kmsStatements[1]).toMatchObject({ Resource: key.keyArn, Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.us-east-1.', { Ref: 'AWS::URLSuffix' }]] } } } });
   });
 
   test('the file system depends on the role policy, not just the role', () => {
@@ -220,36 +230,38 @@ describe('S3FilesFileSystem: service role', () => {
 });
 
 describe('S3FilesFileSystem: KMS keys given as aliases', () => {
-  function kmsStatement(t: Template): any {
+  function kmsStatements(t: Template): any[] {
     const [, policy] = byPrefix(t, 'AWS::IAM::Policy', 'FilesServiceRolePolicy');
-    return policy.Properties.PolicyDocument.Statement.find((st: any) => st.Sid === 'KmsForBucketEncryption');
+    return policy.Properties.PolicyDocument.Statement.filter((st: any) => JSON.stringify(st.Action).includes('kms:'));
   }
 
-  test('an imported alias is granted on the keys that carry it, never on the alias ARN', () => {
-    // GIVEN an imported bucket encrypted with a key known only by its alias
-    const stack = newStack();
-    const bucketEncryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
+  test('an imported alias of another account is granted on the keys that carry it, never on the alias ARN', () => {
+    // GIVEN an imported bucket encrypted with another account's key known only by its alias
+    const stack = new Stack(new App(), 'S', { env: { account: '111111111111', region: 'us-east-1' } });
+    const bucketEncryptionKey = kms.Key.fromKeyArn(stack, 'Alias', 'arn:aws:kms:us-east-1:222222222222:alias/data');
     // WHEN
     new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), bucketEncryptionKey });
     // THEN
-    const statement = kmsStatement(Template.fromStack(stack));
-    expect(JSON.stringify(statement.Resource)).not.toContain('alias');
-    expect(statement.Resource).toEqual({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':key/*']] });
-    expect(statement.Condition).toEqual({
-      'StringEquals': { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] } },
+    const [, foreign] = kmsStatements(Template.fromStack(stack));
+    expect(JSON.stringify(foreign.Resource)).not.toContain('alias');
+    expect(foreign.Resource).toEqual({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:us-east-1:222222222222:key/*']] });
+    expect(foreign.Condition).toEqual({
+      'StringEquals': { 'kms:ViaService': { 'Fn::Join': ['', ['s3.us-east-1.', { Ref: 'AWS::URLSuffix' }]] } },
       'ForAnyValue:StringEquals': { 'kms:ResourceAliases': 'alias/data' },
     });
   });
 
-  test('an alias of this app is granted on its target key', () => {
+  test('an alias of this app needs nothing beyond the documented statement (its key is in the account)', () => {
     // GIVEN
     const stack = newStack();
     const key = new kms.Key(stack, 'Key');
     const bucketEncryptionKey = new kms.Alias(stack, 'Alias', { aliasName: 'alias/files', targetKey: key });
     // WHEN
     new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucketEncryptionKey });
-    // THEN
-    expect(kmsStatement(Template.fromStack(stack)).Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] });
+    // THEN one KMS statement, on the account's keys: never the alias ARN
+    const statements = kmsStatements(Template.fromStack(stack));
+    expect(statements.map((st) => st.Sid)).toEqual(['UseKmsKeyWithS3Files']);
+    expect(JSON.stringify(statements)).not.toContain('alias');
   });
 });
 
@@ -421,7 +433,7 @@ describe('S3FilesFileSystem: mount targets', () => {
 describe('S3FilesFileSystem: file system policy and grants', () => {
   const CLIENT_ACTIONS = ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'];
 
-  test('denies s3files:* without TLS, and the client actions to every principal mounting without an access point', () => {
+  test('denies the client actions without TLS, and to every principal mounting without an access point', () => {
     // GIVEN / WHEN
     const { template } = fileSystem();
     // THEN only documented keys: aws:SecureTransport and s3files:AccessPointArn
@@ -431,7 +443,7 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
       Sid: 'DenyInsecureTransport',
       Effect: 'Deny',
       Principal: { AWS: '*' },
-      Action: 's3files:*',
+      Action: CLIENT_ACTIONS,
       Resource: fsArn,
       Condition: { Bool: { 'aws:SecureTransport': 'false' } },
     }, {
@@ -485,14 +497,50 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     expect(policy.Properties.Policy.Statement.map((st: any) => st.Sid)).toEqual(['DenyInsecureTransport', 'DenyMountsWithoutAccessPoint']);
   });
 
-  test('grant() takes only s3files: actions, at least one; tokens pass', () => {
+  test('grant() takes only literal s3files: actions, at least one', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
     const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
     // WHEN / THEN
     expect(() => fs.grant(role, 's3:GetObject')).toThrow(/invalid actions "s3:GetObject": only s3files: actions can be granted on an S3 Files file system\. Fix: pass actions such as "s3files:ClientMount"/);
     expect(() => fs.grant(role)).toThrow(/invalid actions \[\]: grant\(\) needs at least one action\. Fix: .*grantRead \/ grantReadWrite \/ grantRootAccess/);
-    expect(() => fs.grant(role, Lazy.string({ produce: () => 's3files:ClientMount' }))).not.toThrow();
+    expect(() => fs.grant(role, Lazy.string({ produce: () => 's3files:ClientMount' })))
+      .toThrow(/invalid actions \(a token\): the resource an action applies to is decided at synth, so it must be a literal/);
+  });
+
+  test('grant() renders each action on its documented resource type: the file system, its access points, or refuses what no file system scopes', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    const admin = new iam.Role(stack, 'Admin', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+    // WHEN
+    fs.grant(admin, 's3files:DeleteAccessPoint', 's3files:GetAccessPoint', 's3files:ClientMount', 's3files:GetFileSystem', 's3files:TagResource');
+    // THEN access-point actions on its access points, file-system actions on it, the tag actions on both
+    const fsArn = { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemArn'] };
+    const aps = { 'Fn::Join': ['', [fsArn, '/access-point/*']] };
+    expect(byPrefix(Template.fromStack(stack), 'AWS::IAM::Policy', 'AdminDefaultPolicy')[1].Properties.PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: ['s3files:DeleteAccessPoint', 's3files:GetAccessPoint'], Resource: aps },
+      { Effect: 'Allow', Action: ['s3files:ClientMount', 's3files:GetFileSystem'], Resource: fsArn },
+      { Effect: 'Allow', Action: 's3files:TagResource', Resource: [aps, fsArn] },
+    ]);
+    // AND what acts on no one file system is refused with what to do instead; so is an unknown action
+    expect(() => fs.grant(admin, 's3files:ListFileSystems')).toThrow(/invalid actions "s3files:ListFileSystems": it lists the account's file systems, which no one file system scopes, so it cannot be granted on one file system\. Fix: add the statement yourself with iam\.Grant\.addToPrincipal/);
+    expect(() => fs.grant(admin, 's3files:CreateFileSystem')).toThrow(/invalid actions "s3files:CreateFileSystem": it acts on no existing file system/);
+    expect(() => fs.grant(admin, 's3files:MountEverything')).toThrow(/invalid actions "s3files:MountEverything": it is not an S3 Files action this library knows/);
+  });
+
+  test('grant() expands a wildcard over the documented actions it can scope', () => {
+    // GIVEN
+    const { stack, fs } = fileSystem();
+    const admin = new iam.Role(stack, 'Admin', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+    // WHEN
+    fs.grant(admin, 's3files:Client*', 's3files:*AccessPoint');
+    // THEN
+    const statements = byPrefix(Template.fromStack(stack), 'AWS::IAM::Policy', 'AdminDefaultPolicy')[1].Properties.PolicyDocument.Statement;
+    expect(statements.map((st: any) => st.Action)).toEqual([
+      ['s3files:ClientMount', 's3files:ClientRootAccess', 's3files:ClientWrite', 's3files:CreateAccessPoint'],
+      ['s3files:DeleteAccessPoint', 's3files:GetAccessPoint'],
+    ]);
+    expect(() => fs.grant(admin, 's3files:Nothing*')).toThrow(/invalid actions "s3files:Nothing\*": it matches no S3 Files action that can be granted on a file system/);
   });
 
   test('a principal that cannot be granted gets a warning saying what to attach', () => {
@@ -506,8 +554,8 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     // THEN each grant that could not be added says so, once
     expect(grant.success).toBe(false);
     const text = warnings(stack).join('\n');
-    expect(text).toMatch(/TestStack\/Imported could not be granted s3files:ClientMount: it is an imported or immutable principal.*Attach a policy allowing s3files:ClientMount on this file system to it yourself\./);
-    expect(text).toMatch(/ec2\.amazonaws\.com.* could not be granted s3files:ClientMount/);
+    expect(text).toMatch(/TestStack\/Imported could not be granted what s3files:ClientMount on TestStack\/Files needs: it is an imported or immutable principal whose policies this app cannot change\. Attach this statement to it yourself \(<Id\.Attr> stands for that resource's attribute\): \{"Action":"s3files:ClientMount","Effect":"Allow","Resource":"<Files[0-9A-F]{8}\.FileSystemArn>"\} \[ack: cdk-s3files-lambda:grantNotApplied\]/);
+    expect(text).toMatch(/ec2\.amazonaws\.com.* could not be granted what s3files:ClientMount on TestStack\/Files needs/);
     expect(text).not.toMatch(/tag/i);
     const [, policy] = only(Template.fromStack(stack), 'AWS::S3Files::FileSystemPolicy');
     expect(policy.Properties.Policy.Statement).toHaveLength(2);
@@ -541,6 +589,45 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     }
     // THEN
     expect(() => Template.fromStack(stack)).toThrow(/TestStack\/Files: invalid file system policy: .* about \d+ characters long, and S3 Files accepts at most 20000/);
+  });
+
+  test('the size estimate takes each reference at what it can be: a role ARN with its path, an access point\'s ARN, in any partition', () => {
+    // GIVEN the README's per-role Deny for roles with a path, each pinned to its own access point
+    const build = (n: number) => {
+      const { stack, fs } = fileSystem();
+      for (let i = 0; i < n; i++) {
+        const role = new iam.Role(stack, `Client${i}`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), path: '/workloads/reporting/' });
+        const ap = fs.addAccessPoint(`Ap${i}`, { path: `/client${i}` });
+        fs.addToResourcePolicy(new iam.PolicyStatement({
+          sid: `Client${i}OnlyThroughItsAccessPoint`,
+          effect: iam.Effect.DENY,
+          principals: [new iam.ArnPrincipal(role.roleArn)],
+          actions: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'],
+          resources: [fs.fileSystemArn],
+          conditions: { StringNotEquals: { 's3files:AccessPointArn': ap.accessPointArn } },
+        }));
+      }
+      return { stack, fs };
+    };
+    // WHEN resolved with the longest values those references can take (CloudFormation names a role
+    // <stack>-<id>-<suffix>, at most 64 characters; aws-us-gov; a 14-character region; 40-hex ids)
+    const longest = (n: number) => {
+      const { stack, fs } = build(n);
+      const policy = stack.resolve((fs.node.findChild('FileSystemPolicy') as s3files.CfnFileSystemPolicy).policy);
+      return JSON.stringify(policy, (_k, v) => {
+        if (v && typeof v === 'object' && !Array.isArray(v)) {
+          if (v['Fn::GetAtt']?.[1] === 'Arn') return `arn:aws-us-gov:iam::111111111111:role/workloads/reporting/${'r'.repeat(64)}`;
+          if (v['Fn::GetAtt']?.[1] === 'FileSystemArn') return `arn:aws-us-gov:s3files:ap-southeast-4:111111111111:file-system/fs-${'0'.repeat(40)}`;
+          if (v['Fn::GetAtt']?.[1] === 'AccessPointArn') return `arn:aws-us-gov:s3files:ap-southeast-4:111111111111:file-system/fs-${'0'.repeat(40)}/access-point/fsap-${'0'.repeat(40)}`;
+        }
+        return v;
+      }).length;
+    };
+    // THEN 30 such statements fit and 31 are refused, exactly where their longest rendering crosses 20,000
+    expect(longest(30)).toBeLessThanOrEqual(20000);
+    expect(() => Template.fromStack(build(30).stack)).not.toThrow();
+    expect(longest(31)).toBeGreaterThan(20000);
+    expect(() => Template.fromStack(build(31).stack)).toThrow(/TestStack\/Files: invalid file system policy: .* about 20345 characters long, and S3 Files accepts at most 20000/);
   });
 
   test('addToResourcePolicy statements are included, even when added after other grants', () => {
@@ -755,7 +842,7 @@ describe('S3FilesFileSystem: waiter', () => {
     expect(policyOf(build(['One']))).toEqual(policyOf(build(['C1', 'C2', 'C3', 'C4', 'C5', 'C6', 'C7', 'C8'])));
   });
 
-  test('the created buckets\' cleaners are what fills the handler role: 18 DESTROY file systems fit one stack, one more is a synth error about IAM\'s inline policy limit', () => {
+  test('the created buckets\' cleaners are what fills the handler role: 19 DESTROY file systems fit one stack, one more is a synth error about IAM\'s inline policy limit', () => {
     // GIVEN a stack with the largest number of file systems (each with a created bucket) whose cleaner policies fit IAM's 10,240 characters
     const build = (n: number) => {
       const stack = newStack();
@@ -764,8 +851,8 @@ describe('S3FilesFileSystem: waiter', () => {
       return stack;
     };
     // WHEN / THEN
-    expect(() => Template.fromStack(build(18))).not.toThrow();
-    expect(() => Template.fromStack(build(19)))
+    expect(() => Template.fromStack(build(19))).not.toThrow();
+    expect(() => Template.fromStack(build(20)))
       .toThrow(/TestStack: the handler and bucket-cleaner policies of the S3 Files file systems in this stack add up to about \d+ characters .*IAM allows at most 10240 .*Fix: put some of the file systems that create their bucket in another stack/);
   });
 

@@ -183,17 +183,19 @@ describe('S3FilesMountedFunction: defaults', () => {
     });
   });
 
-  test('direct reads get s3:GetObject(Version) under the access point directory only', () => {
+  test('direct reads get s3:GetObject(Version) on the file system\'s objects (its prefix), as the S3 user guide grants, whatever the access point\'s directory', () => {
     // GIVEN / WHEN
     const { template } = mounted({ fileSystemOptions: { prefix: 'shared/' }, accessPointOptions: { path: '/jobs/in' } });
-    // THEN
+    // THEN the file system's prefix: efs-utils and Lambda probe the prefix itself, which a grant under /jobs/in would deny
     const direct = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectRead');
     expect(direct).toEqual({
       Sid: 'S3FilesDirectRead',
       Effect: 'Allow',
       Action: ['s3:GetObject', 's3:GetObjectVersion'],
-      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ProcessorFileSystemBucket/), 'Arn'] }, '/shared/jobs/in/*']] },
+      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^ProcessorFileSystemBucket/), 'Arn'] }, '/shared/*']] },
     });
+    // AND no s3:ListBucket (Lambda's documented direct-read policy has none)
+    expect(JSON.stringify(roleStatements(template(), 'Processor'))).not.toContain('s3:ListBucket');
   });
 
   test('an access point at the root directory reads under the prefix', () => {
@@ -365,16 +367,26 @@ describe('S3FilesMountedFunction: AZ coverage', () => {
 });
 
 describe('S3FilesMountedFunction: direct S3 reads', () => {
-  test('with a bucket key given as an imported alias, kms:Decrypt is on the keys carrying the alias', () => {
-    // GIVEN
+  test('kms:Decrypt through S3 for the bucket\'s objects under any key of the account, with or without a known key (a bucket imported by name)', () => {
+    // GIVEN an imported bucket whose key the app does not know
     const stack = newStack();
-    const bucketEncryptionKey = kms.Alias.fromAliasName(stack, 'Alias', 'alias/data');
     // WHEN
-    const { template } = mounted({ bucket: s3.Bucket.fromBucketName(stack, 'B', 'data'), fileSystemOptions: { bucketEncryptionKey } }, stack);
+    const { template } = mounted({ bucket: s3.Bucket.fromBucketName(stack, 'B', 'data') }, stack);
     // THEN
     const decrypt = roleStatements(template(), 'Processor').find((st: any) => st.Sid === 'S3FilesDirectReadDecrypt');
-    expect(JSON.stringify(decrypt.Resource)).toMatch(/:key\/\*/);
-    expect(decrypt.Condition['ForAnyValue:StringEquals']).toEqual({ 'kms:ResourceAliases': 'alias/data' });
+    const arn = (rest: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, rest]] });
+    expect(decrypt).toEqual({
+      Sid: 'S3FilesDirectReadDecrypt',
+      Effect: 'Allow',
+      Action: 'kms:Decrypt',
+      Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':key/*']] },
+      Condition: {
+        StringLike: {
+          'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] },
+          'kms:EncryptionContext:aws:s3:arn': [arn(':s3:::data'), arn(':s3:::data/*')],
+        },
+      },
+    });
   });
 
   test('DirectS3Read.disabled(): DISABLED and no S3 read grant', () => {
@@ -395,7 +407,7 @@ describe('S3FilesMountedFunction: direct S3 reads', () => {
     const { template } = mounted({ bucket, directS3Read: lambda.DirectS3Read.enabled(bucket) }, stack);
     template().hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [Match.objectLike({ S3FilesConfig: { DirectS3Read: 'ENABLED' } })] });
     const direct = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectRead');
-    expect(direct.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Data/), 'Arn'] }, '/lambda/*']] });
+    expect(direct.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Data/), 'Arn'] }, '/*']] });
   });
 
   test('DirectS3Read.auto() below 512 MB: AUTO, grant kept, and a warning', () => {
@@ -416,18 +428,20 @@ describe('S3FilesMountedFunction: direct S3 reads', () => {
     expect(warnings(stack).join('\n')).not.toMatch(/directS3Read is AUTO/);
   });
 
-  test('kms:Decrypt via S3 when the bucket key is known', () => {
-    const stack = newStack();
-    const key = new kms.Key(stack, 'Key');
-    const { template } = mounted({ fileSystemOptions: { bucketEncryptionKey: key } }, stack);
-    const decrypt = roleStatements(template(), 'Processor').find((s: any) => s.Sid === 'S3FilesDirectReadDecrypt');
-    expect(decrypt).toEqual({
-      Sid: 'S3FilesDirectReadDecrypt',
-      Effect: 'Allow',
-      Action: 'kms:Decrypt',
-      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] },
-      Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] } } },
-    });
+  test('a known key of this account needs no statement of its own; one of another account gets one', () => {
+    const stack = new Stack(new App(), 'S', { env: { account: '111111111111', region: 'us-east-1' } });
+    const own = new kms.Key(stack, 'Key');
+    const { template } = mounted({ fileSystemOptions: { bucketEncryptionKey: own } }, stack);
+    expect(roleStatements(template(), 'Processor').filter((st: any) => /Decrypt/.test(st.Sid ?? '')).map((st: any) => st.Sid)).toEqual(['S3FilesDirectReadDecrypt']);
+    const other = new Stack(new App(), 'O', { env: { account: '111111111111', region: 'us-east-1' } });
+    const foreign = kms.Key.fromKeyArn(other, 'Key', 'arn:aws:kms:us-east-1:222222222222:key/00000000-0000-0000-0000-000000000000');
+    const bucket = s3.Bucket.fromBucketName(other, 'B', 'theirs');
+    const second = mounted({ bucket, fileSystemOptions: { bucketEncryptionKey: foreign } }, other);
+    const decrypts = roleStatements(second.template(), 'Processor').filter((st: any) => /Decrypt/.test(st.Sid ?? ''));
+    expect(decrypts.map((st: any) => [st.Sid, st.Resource])).toEqual([
+      ['S3FilesDirectReadDecrypt', expect.anything()],
+      ['S3FilesDirectReadDecryptForeign', foreign.keyArn],
+    ]);
   });
 });
 

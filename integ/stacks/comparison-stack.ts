@@ -212,7 +212,7 @@ export class ComparisonStack extends Stack {
       for (const action of ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*']) {
         acknowledge(fn, `AwsSolutions-IAM5[Action::${action}]`, 'Action groups of Bucket.grantRead/grantReadWrite/grantDelete, limited to the job prefixes of the integ bucket.');
       }
-      for (const prefix of ['inbox/*', 'processed/*', 'processing/*']) {
+      for (const prefix of ['inbox/*', 'processed/*', 'processing/*', 'lambda/*']) {
         acknowledge(fn, `AwsSolutions-IAM5[${findingResource(fn, bucket.arnForObjects(prefix))}]`, 'The job reads, moves and deletes any object under this prefix.');
       }
     }

@@ -14,7 +14,7 @@ export interface BatchMountOptions {
 
   /**
    * The job definition volume's name.
-   * @default - 's3files-' plus a hash of the access point's construct path
+   * @default - 's3files-' plus a hash of the access point's stack name and logical id (or ARN), stable across deployments and Stage moves
    */
   readonly volumeName?: string;
 

@@ -21,7 +21,7 @@ export interface EcsMountOptions {
 
   /**
    * The task volume's name (what the containers' mount points refer to).
-   * @default - 's3files-' plus a hash of the access point's construct path, stable across deployments
+   * @default - 's3files-' plus a hash of the access point's stack name and logical id (or ARN), stable across deployments and Stage moves
    */
   readonly volumeName?: string;
 

@@ -45,7 +45,12 @@ export function mountOnAgentCoreRuntime(runtime: agentcore.Runtime, accessPoint:
   }
   cfn.filesystemConfigurations = [...existing, { s3FilesAccessPoint: { accessPointArn: accessPoint.accessPointArn, mountPath } }];
 
-  grantMountingClient(runtime, runtime, accessPoint, options, { efsUtils: false });
+  grantMountingClient(runtime, runtime, accessPoint, options, {
+    what: 'the AgentCore runtime',
+    sameAccountOnly: '"the agent runtime must be in the same AWS account and VPC" as the file system (AgentCore developer guide)',
+    efsUtils: false,
+    readOnlyFlag: false,
+  });
   checkSameVpc(runtime, runtime.connections, info.vpc, 'the runtime', network.networkModeConfig?.subnets);
   openNfs(runtime, fs, info, runtime, (group) => joinSecurityGroup(runtime, runtime.connections, cfn,
     'NetworkConfiguration.NetworkModeConfig.SecurityGroups', { max: MAX_RUNTIME_SECURITY_GROUPS, service: 'AgentCore' }, 'the runtime', group), 'the AgentCore runtime');

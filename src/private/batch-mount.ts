@@ -72,7 +72,7 @@ export function mountOnJobDefinition(jobDefinition: batch.EcsJobDefinition, acce
   addMountPoint(jobDefinition, container.node.path, present,
     { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => mountPoints.push(m));
 
-  grantMountingClient(jobDefinition, container.jobRole, accessPoint, options, { efsUtils: true });
+  grantMountingClient(jobDefinition, container.jobRole, accessPoint, options, { what: 'the job', efsUtils: true, readOnlyFlag: true });
   waitForMount(cfn, accessPoint, info);
 
   const environment = options.computeEnvironment;

@@ -2,13 +2,13 @@ import * as crypto from 'crypto';
 import { Annotations, CfnResource, Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct, IConstruct } from 'constructs';
-import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './client-actions';
-import { EFS_UTILS_METRIC_NAMESPACE } from './client-metrics';
+import { IConstruct } from 'constructs';
 import { checkSameRegion } from './environment';
-import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './kms';
+import {
+  acknowledgeClientFindings, addToGrantee, clientActions, clientStatement, directReadStatements, efsUtilsTelemetryStatements, readable,
+  recordClientGrant, validationReadStatements,
+} from './grants';
 import { FileSystemMountInfo, NFS_PORT } from './mount-info';
-import { acknowledge, findingResource } from './nag';
 import { invalid } from './validation';
 import type { S3FilesAccessPointBase } from '../s3files-access-point';
 import { S3FilesFileSystemBase } from '../s3files-file-system-base';
@@ -26,12 +26,27 @@ export interface ClientAccessOptions {
 
 /** How the client mounts: what the mount helper on its side needs beyond the client actions. */
 export interface MountingClient {
+  /** What mounts, in messages ("the function", "the task definition"). */
+  readonly what: string;
   /**
    * The mount helper is amazon-efs-utils (EC2 instances, ECS and Batch tasks): with direct reads
-   * it also needs `s3:ListBucket` on the bucket (it keeps read bypass off without it), and it
-   * publishes its client metrics (`efs-utils/S3Files`) with the client's credentials.
+   * it also needs `s3:ListBucket` on the bucket (as the S3 user guide's compute-role policy grants),
+   * and it publishes its metrics and logs with the client's credentials.
    */
   readonly efsUtils: boolean;
+  /** The mount itself is read-only when asked (`ro` on EC2, read-only mount points in ECS and Batch); Lambda and AgentCore have no such flag. */
+  readonly readOnlyFlag: boolean;
+  /** Whether to grant direct reads, when not `options.grantDirectReads` (Lambda decides from directS3Read). */
+  readonly directReads?: boolean;
+  /** Sid prefix of the direct-read statements (Lambda's S3FilesDirectRead). */
+  readonly directReadSid?: string;
+  /** How to name the refusal when the bucket is unknown. */
+  readonly directReadRefusal?: { readonly prop: string; readonly value: unknown; readonly fix: string };
+  /**
+   * The service mounts only a file system of its own account, with the documentation's words
+   * (Lambda, AgentCore); other clients may mount another account's through its file-system policy.
+   */
+  readonly sameAccountOnly?: string;
 }
 
 /** The file system of an access point, when it is one of this library's (anything else cannot be mounted). */
@@ -46,113 +61,103 @@ export function fileSystemOf(scope: IConstruct, accessPoint: S3FilesAccessPointB
   return { fs, info };
 }
 
-/** The client actions for a mount: read, read-write, plus root access when asked. */
-export function clientActions(options: ClientAccessOptions): string[] {
-  const actions = options.readOnly ? [...CLIENT_READ_ACTIONS] : [...CLIENT_READ_WRITE_ACTIONS];
-  if (options.rootAccess) actions.push(CLIENT_ROOT_ACTIONS[2]);
-  return actions;
-}
-
 /**
- * Everything a mounting principal needs on the file system: the client actions limited to the
- * access point, the two reads ECS and AgentCore validate with
- * (`s3files:GetAccessPoint` on the access point, `s3files:ListMountTargets` on the file system;
- * GetAccessPoint does not carry the access-point condition key, so it is a statement of its own),
- * and, unless turned off, the direct-read grant.
+ * Everything a mounting principal needs, as one set of statements (so an unmodifiable role's warning
+ * lists them all): the client actions limited to the access point; the reads a service validates a
+ * mount with; with amazon-efs-utils, its telemetry; and, unless turned off, the direct-read grant.
  */
 export function grantMountingClient(
   scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, options: ClientAccessOptions, client: MountingClient,
 ): void {
   const { fs, info } = fileSystemOf(scope, accessPoint);
-  fs._grantClient(grantee, clientActions(options), accessPoint.accessPointArn);
-  grantValidationReads(grantee, accessPoint, fs);
-  if (client.efsUtils) grantClientMetrics(grantee, scope);
-  if (options.grantDirectReads ?? true) {
-    grantDirectReads(scope, grantee, accessPoint, info, {
-      prop: 'grantDirectReads',
-      value: true,
-      fix: 'give bucket (and prefix) to fromFileSystemAttributes, or set grantDirectReads to false and grant the reads yourself',
-      listBucket: client.efsUtils,
-    });
-  }
-}
-
-/**
- * Lets amazon-efs-utils publish its client metrics (`S3BucketAccessible`, `S3BucketReachable`):
- * `cloudwatch:PutMetricData`, which has no resource-level permissions, limited to the helper's
- * namespace with the `cloudwatch:namespace` condition key.
- */
-export function grantClientMetrics(grantee: iam.IGrantable, scope: IConstruct): void {
-  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
-    actions: ['cloudwatch:PutMetricData'],
-    resources: ['*'],
-    conditions: { StringEquals: { 'cloudwatch:namespace': EFS_UTILS_METRIC_NAMESPACE } },
-  }));
-  const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
-  acknowledge(owner, 'AwsSolutions-IAM5[Resource::*]',
-    `cloudwatch:PutMetricData has no resource-level permissions; the statement is limited to the amazon-efs-utils namespace (${EFS_UTILS_METRIC_NAMESPACE}) by the cloudwatch:namespace condition.`);
-}
-
-/**
- * The two reads the services validate a mount with: `s3files:GetAccessPoint` on the access point
- * and `s3files:ListMountTargets` on the file system. GetAccessPoint does not carry the
- * access-point condition key, so each is a statement of its own, without conditions.
- */
-export function grantValidationReads(grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, fs: S3FilesFileSystemBase): void {
-  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:GetAccessPoint'], resourceArns: [accessPoint.accessPointArn] });
-  iam.Grant.addToPrincipal({ grantee, actions: ['s3files:ListMountTargets'], resourceArns: [fs.fileSystemArn] });
-}
-
-/**
- * Read access to the objects under the access point's directory, for reads the client makes
- * straight from the bucket (Lambda's direct reads; the mount helper's on EC2 and ECS). Without
- * it those reads fall back to the mount, silently. With `listBucket`, also `s3:ListBucket` on the
- * bucket, which amazon-efs-utils needs before it turns direct reads on (FACTS, "EC2 and EKS").
- * Not narrowed with `s3:prefix`: which listing the helper makes is not documented, and a bucket
- * probe without a prefix (HeadBucket needs s3:ListBucket too) would be denied by that condition.
- */
-export function grantDirectReads(
-  scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, info: FileSystemMountInfo,
-  refusal: { readonly prop: string; readonly value: unknown; readonly fix: string; readonly sid?: string; readonly listBucket?: boolean },
-): void {
-  if (!info.bucket) {
-    invalid(scope, refusal.prop, refusal.value, `the bucket of ${accessPoint.fileSystem.node.path} is not known, so the direct-read grant cannot be made`, refusal.fix);
-  }
-  const sid = refusal.sid;
-  const path = accessPoint._rootPath();
-  // The access point's root directory maps to keys under prefix + path (without the leading '/').
-  const relative = path === undefined || Token.isUnresolved(path) ? '' : path.replace(/^\/+/, '').replace(/\/+$/, '');
-  const keyPrefix = relative === '' ? info.prefix : `${info.prefix}${relative}/`;
-  const objects = info.bucket.arnForObjects(`${keyPrefix}*`);
-  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
-    sid,
-    actions: ['s3:GetObject', 's3:GetObjectVersion'],
-    resources: [objects],
-  }));
-  if (refusal.listBucket) {
-    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
-      sid: sid ? `${sid}List` : undefined,
-      actions: ['s3:ListBucket'],
-      resources: [info.bucket.bucketArn],
-    }));
-  }
-  // The finding is on the grantee's policy: acknowledge it there (a job role lives outside the job definition).
-  const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
-  acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, objects)}]`,
-    'Direct S3 reads fetch any file under the access point\'s directory, i.e. every object under that key prefix; read-only (s3:GetObject, s3:GetObjectVersion).');
-  if (info.bucketEncryptionKey) {
-    const stack = Stack.of(scope);
-    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
-      sid: sid ? `${sid}Decrypt` : undefined,
-      actions: ['kms:Decrypt'],
-      // An alias ARN authorizes nothing: grant the key behind it.
-      ...kmsKeyGrant(info.bucketEncryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
-    }));
-    if (grantsByAlias(info.bucketEncryptionKey)) {
-      acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, kmsKeyWildcard(stack))}]`,
-        'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
+  const stack = Stack.of(scope);
+  checkClientAccount(scope, grantee, accessPoint, info, client, clientActions(options));
+  checkAccessPointStack(scope, accessPoint, client.what);
+  const statements = [
+    clientStatement(fs.fileSystemArn, clientActions(options), accessPoint.accessPointArn),
+    ...validationReadStatements(fs.fileSystemArn, accessPoint.accessPointArn),
+  ];
+  if (client.efsUtils) statements.push(...efsUtilsTelemetryStatements(stack));
+  if (client.directReads ?? options.grantDirectReads ?? true) {
+    if (!info.bucket) {
+      const refusal = client.directReadRefusal ?? {
+        prop: 'grantDirectReads',
+        value: true,
+        fix: 'give bucket (and prefix) to fromFileSystemAttributes, or set grantDirectReads to false and grant the reads yourself',
+      };
+      invalid(scope, refusal.prop, refusal.value, `the bucket of ${fs.node.path} is not known, so the direct-read grant cannot be made`, refusal.fix);
     }
+    statements.push(...directReadStatements(stack, { bucket: info.bucket, prefix: info.prefix, bucketEncryptionKey: info.bucketEncryptionKey },
+      { listBucket: client.efsUtils, sid: client.directReadSid }));
   }
+  addToGrantee(scope, grantee, statements, `mounting ${accessPoint.node.path}`);
+  acknowledgeClientFindings(scope, grantee, statements);
+  recordClientGrant(grantee, { fileSystemArn: fs.fileSystemArn, accessPointArn: accessPoint.accessPointArn, write: !options.readOnly },
+    options.readOnly ? { scope, what: client.what, readOnlyFlag: client.readOnlyFlag } : undefined);
+}
+
+/**
+ * A file system of another account (its ARN says so): Lambda and AgentCore refuse it; another
+ * client mounts only once the owner's file-system policy allows its role, which this app cannot
+ * write (the S3 Files cross-account tutorial: "The mount fails without it"), so the warning gives
+ * the statement. An environment-agnostic client stack cannot be compared: a warning says so.
+ */
+function checkClientAccount(
+  scope: IConstruct, grantee: iam.IGrantable, accessPoint: S3FilesAccessPointBase, info: FileSystemMountInfo,
+  client: MountingClient, actions: string[],
+): void {
+  const owner = info.account;
+  if (owner === undefined) return;
+  const stack = Stack.of(scope);
+  const fs = accessPoint.fileSystem;
+  if (Token.isUnresolved(stack.account)) {
+    Annotations.of(scope).addWarningV2('cdk-s3files-lambda:fileSystemAccountUnchecked',
+      `${fs.node.path} is in account ${owner} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that ${client.what} is deployed in that account. `
+      + (client.sameAccountOnly
+        ? `${client.sameAccountOnly}. Give the stack env: { account: '${owner}' }.`
+        : `From another account it mounts only once the owner's file-system policy allows its role (see the README, "Who can mount"). Give the stack env: { account: '${owner}' }.`));
+    return;
+  }
+  if (stack.account === owner) return;
+  if (client.sameAccountOnly) {
+    invalid(scope, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${client.what} in ${stack.account}: ${client.sameAccountOnly}`,
+      `mount a file system of account ${stack.account}, or deploy ${client.what} in account ${owner}`);
+  }
+  const principal = grantee.grantPrincipal as Partial<iam.IRole>;
+  const statement = new iam.PolicyStatement({
+    principals: [principal.roleArn ? new iam.ArnPrincipal(principal.roleArn) : grantee.grantPrincipal],
+    actions,
+    resources: [fs.fileSystemArn],
+    conditions: { StringEquals: { 's3files:AccessPointArn': accessPoint.accessPointArn } },
+  });
+  Annotations.of(scope).addWarningV2('cdk-s3files-lambda:crossAccountFileSystem',
+    `${fs.node.path} is in account ${owner} (its ARN) and ${client.what} in ${stack.account}: the mount fails unless the owner's file-system policy allows this role `
+    + '(S3 Files evaluates it on every mount; this app grants only the identity side). The owner adds this statement to the file system\'s policy '
+    + `(<Id.Attr> stands for that resource's attribute): ${JSON.stringify(readable(stack.resolve(statement.toStatementJson())))}. `
+    + 'Direct reads of the bucket also need the owner\'s bucket policy to allow the role.');
+}
+
+/** The stack whose template holds a construct's resources across stacks: nested stacks pass values through their parent. */
+function topLevelStack(c: IConstruct): Stack {
+  let stack = Stack.of(c);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
+  return stack;
+}
+
+/**
+ * An access point created in another top-level stack than its client reaches the client's stack as
+ * an export, which CloudFormation refuses to change or remove while it is imported: replacing the
+ * access point (path, posixUser and createPermissions are create-only) or removing it then fails.
+ */
+function checkAccessPointStack(scope: IConstruct, accessPoint: S3FilesAccessPointBase, what: string): void {
+  if (!(accessPoint.node.defaultChild instanceof CfnResource)) return; // imported: no export
+  const apStack = topLevelStack(accessPoint);
+  const clientStack = topLevelStack(scope);
+  if (apStack === clientStack) return;
+  Annotations.of(scope).addWarningV2('cdk-s3files-lambda:accessPointInAnotherStack',
+    `${accessPoint.node.path} is created in stack ${apStack.node.path} and mounted by ${what} in stack ${clientStack.node.path}, which imports its ARN: `
+    + 'CloudFormation refuses to change an export in use, so replacing the access point (a new path, posixUser or createPermissions) or removing it fails. '
+    + 'Create the access point in the stack of its clients (the file system can stay where it is), or follow the two deployments in the README (Lifecycle).');
 }
 
 /**

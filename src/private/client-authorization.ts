@@ -8,19 +8,22 @@ import { estimatePolicyCharacters } from './policy-size';
 const MAX_FILE_SYSTEM_POLICY_CHARS = 20000;
 
 /**
- * The file system policy: TLS only; client mounts only through an access point (unless
- * `allowMountsWithoutAccessPoint`); then the statements added with `addToResourcePolicy`.
+ * The file system policy: client mounts over TLS only; client mounts only through an access point
+ * (unless `allowMountsWithoutAccessPoint`); then the statements added with `addToResourcePolicy`.
  */
 export function renderResourcePolicy(
   fileSystemArn: string, allowMountsWithoutAccessPoint: boolean, statements: iam.PolicyStatement[],
 ): iam.PolicyDocument {
   const doc = new iam.PolicyDocument();
   doc.addStatements(
+    // Assumed from EFS, not listed by the S3 Files guide: its file-system policies document the client
+    // actions and s3files:AccessPointArn; aws:SecureTransport is a global key EFS enforces for clients.
+    // Harmless either way (S3 Files mounts always use TLS), so limited to the documented client actions.
     new iam.PolicyStatement({
       sid: 'DenyInsecureTransport',
       effect: iam.Effect.DENY,
       principals: [new iam.AnyPrincipal()],
-      actions: ['s3files:*'],
+      actions: CLIENT_ROOT_ACTIONS,
       resources: [fileSystemArn],
       conditions: { Bool: { 'aws:SecureTransport': 'false' } },
     }),
@@ -49,7 +52,8 @@ export function renderResourcePolicy(
  * @param policy the policy as it will be synthesized
  */
 export function validatePolicySize(fileSystem: IConstruct, policy: iam.PolicyDocument): string[] {
-  const chars = estimatePolicyCharacters(Stack.of(fileSystem).resolve(policy));
+  const stack = Stack.of(fileSystem);
+  const chars = estimatePolicyCharacters(stack.resolve(policy), stack);
   if (chars <= MAX_FILE_SYSTEM_POLICY_CHARS) return [];
   return [`${fileSystem.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies (the library's grants) instead.`];
 }

@@ -220,7 +220,7 @@ function mountOnEc2(target: Ec2Target, accessPoint: S3FilesAccessPointBase, opti
   }
 
   if (!target.grantee) throw new Error('unreachable: every EC2 target has a grantee');
-  grantMountingClient(scope, target.grantee, accessPoint, options, { efsUtils: true });
+  grantMountingClient(scope, target.grantee, accessPoint, options, { what: target.what, efsUtils: true, readOnlyFlag: true });
   if (target.connections) checkSameVpc(scope, target.connections, info.vpc, target.what, target.subnetIds);
   const joined = JOINED.get(scope) ?? new Set<ec2.ISecurityGroup>();
   JOINED.set(scope, joined);

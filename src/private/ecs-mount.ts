@@ -18,10 +18,14 @@ const S3FILES_VOLUMES = new WeakMap<ecs.CfnTaskDefinition, Map<string, S3FilesVo
 
 /**
  * The name of an access point's volume in a task or job definition: the given one, checked, or a
- * hash of the access point's construct path (stable across deployments).
+ * hash of the access point as CloudFormation sees it (its stack's name and its ARN resolved there: a
+ * logical id, or a literal), not its construct path, which a Stage move changes; the task definition
+ * would be replaced for it.
  */
 export function volumeName(scope: IConstruct, accessPoint: S3FilesAccessPointBase, given: string | undefined, service: string): string {
-  const name = given ?? `s3files-${crypto.createHash('sha256').update(accessPoint.node.path).digest('hex').slice(0, 12)}`;
+  const home = Stack.of(accessPoint);
+  const identity = JSON.stringify([home.resolve(home.stackName), home.resolve(accessPoint.accessPointArn)]);
+  const name = given ?? `s3files-${crypto.createHash('sha256').update(identity).digest('hex').slice(0, 12)}`;
   if (!Token.isUnresolved(name) && !/^[A-Za-z0-9_-]{1,255}$/.test(name)) {
     invalid(scope, 'volumeName', name, `${service} volume names are 1-255 letters, digits, hyphens and underscores`, 'use a name such as "shared-data"');
   }
@@ -97,7 +101,7 @@ export function mountOnTaskDefinition(taskDefinition: ecs.TaskDefinition, access
       { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => container.addMountPoints(m));
   }
 
-  grantMountingClient(taskDefinition, taskDefinition.taskRole, accessPoint, options, { efsUtils: true });
+  grantMountingClient(taskDefinition, taskDefinition.taskRole, accessPoint, options, { what: 'the task definition', efsUtils: true, readOnlyFlag: true });
   // Every service and task that uses this task definition references it, so they are created only
   // once the access point and the mount targets are available (not merely created).
   waitForMount(cfn, accessPoint, info);

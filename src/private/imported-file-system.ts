@@ -62,6 +62,7 @@ export class ImportedFileSystem extends S3FilesFileSystemBase {
       prefix: this.attrs.prefix ?? '',
       bucketEncryptionKey: this.attrs.bucketEncryptionKey ?? this.attrs.bucket?.encryptionKey,
       region: this.arnEnv?.region,
+      account: this.arnEnv?.account,
       // The same check as for a file system of this app, on the AZs the attributes name.
       checkAzCoverage: (scope, prop, subnets) => {
         if (azs) new AzCoverage(azs.map((az) => azRef(Stack.of(this), az))).check(scope, prop, subnets, this.node.path);
@@ -86,7 +87,8 @@ export class ImportedFileSystem extends S3FilesFileSystemBase {
     } else if (this.arnEnv && account !== this.arnEnv.account) {
       invalid(accessPoint, 'fileSystem', this.node.path, `it is in account ${this.arnEnv.account} (its ARN) and ${Stack.of(accessPoint).node.path} in ${account}, `
         + 'and CloudFormation creates an access point in its stack\'s account, where the file system must be',
-      `create the access point in a stack of account ${this.arnEnv.account}, or import an access point the owner created (S3FilesAccessPoint.fromAccessPointAttributes)`);
+      `create the access point in a stack of account ${this.arnEnv.account}; to mount it from account ${account}, import it (S3FilesAccessPoint.fromAccessPointAttributes) `
+      + 'and have the owner allow your role in the file system\'s policy (README, "Who can mount": ECS, Batch and EC2 only; Lambda and AgentCore mount only their own account\'s file systems)');
     }
     const provider = S3FilesWaiterProvider.getOrCreate(accessPoint);
     return createWaiter(accessPoint, 'Available', provider, {

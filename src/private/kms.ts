@@ -10,9 +10,10 @@ export function isAlias(key: kms.IKey): boolean {
     || (!Token.isUnresolved(key.keyArn) && /:alias\//.test(key.keyArn));
 }
 
-/** Every key of the stack's account and region. */
-export function kmsKeyWildcard(stack: Stack): string {
-  return stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*' });
+/** Every key of the stack's account and region (or of the account and region a literal ARN names). */
+export function kmsKeyWildcard(stack: Stack, like?: string): string {
+  const parts = like !== undefined && !Token.isUnresolved(like) ? like.split(':') : [];
+  return stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*', region: parts[3] || undefined, account: parts[4] || undefined });
 }
 
 /** The key an alias of this app points to; undefined for an imported alias (its target is unknown). */
@@ -35,12 +36,8 @@ export function kmsKeyGrant(key: kms.IKey, conditions: Conditions): { resources:
   if (target) return { resources: [target.keyArn], conditions };
   const alias = (key as Partial<kms.IAlias>).aliasName ?? key.keyArn.replace(/^.*:alias\//, 'alias/');
   return {
-    resources: [kmsKeyWildcard(Stack.of(key))],
+    // An alias ARN of another account names that account's keys.
+    resources: [kmsKeyWildcard(Stack.of(key), key.keyArn)],
     conditions: { ...conditions, 'ForAnyValue:StringEquals': { 'kms:ResourceAliases': alias } },
   };
-}
-
-/** True when the grant for `key` falls back to every key with the alias (for the cdk-nag acknowledgement). */
-export function grantsByAlias(key: kms.IKey): boolean {
-  return isAlias(key) && aliasTarget(key) === undefined;
 }

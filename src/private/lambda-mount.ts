@@ -1,8 +1,6 @@
 import { Annotations, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import {
-  checkClientAzs, checkSameVpc, clientActions, fileSystemOf, grantDirectReads, grantValidationReads, joinSecurityGroup, openNfs, waitForMount,
-} from './client-access';
+import { checkClientAzs, checkSameVpc, fileSystemOf, grantMountingClient, joinSecurityGroup, openNfs, waitForMount } from './client-access';
 import { describeDirectS3Read } from './direct-s3-read';
 import { invalid, spelling, validateMountPath, warnUnresolved } from './validation';
 import type { LambdaMountOptions } from '../mount/lambda';
@@ -63,20 +61,21 @@ export function mountOnFunction(fn: lambda.Function, accessPoint: S3FilesAccessP
   checkClientAzs(fn, info, (cfn.vpcConfig as lambda.CfnFunction.VpcConfigProperty | undefined)?.subnetIds,
     `The availability zones of the function's subnets are only known at deploy time (subnets imported by id), so the library cannot check that every one has a mount target of ${fs.node.path} in its AZ. A missing one fails the deployment.`);
 
-  fs._grantClient(fn, clientActions(options), accessPoint.accessPointArn);
-  // What every other compute gets, scoped the same way: the reads a service may validate a mount
-  // with (FACTS: seen for ECS and AgentCore; unknown for Lambda, and free to grant).
-  grantValidationReads(fn, accessPoint, fs);
-
-  const grantsDirectRead = directRead.mode !== 'DISABLED' && (options.directS3Read === undefined || directRead.wantsGrant || directRead.mode === 'AUTO');
-  if (grantsDirectRead) {
-    grantDirectReads(fn, fn, accessPoint, info, {
+  // What every other compute gets, scoped the same way (the validation reads: documented for
+  // AgentCore, seen for ECS, unknown for Lambda and free to grant); direct reads as directS3Read says.
+  grantMountingClient(fn, fn, accessPoint, options, {
+    what: 'the function',
+    sameAccountOnly: 'Lambda mounts only "an Amazon S3 file system and mount targets in available state in the same account and AWS Region as your Lambda function" (Lambda developer guide)',
+    efsUtils: false,
+    readOnlyFlag: false,
+    directReads: directRead.mode !== 'DISABLED' && (options.directS3Read === undefined || directRead.wantsGrant || directRead.mode === 'AUTO'),
+    directReadSid: 'S3FilesDirectRead',
+    directReadRefusal: {
       prop: 'directS3Read',
       value: 'ENABLED or AUTO',
       fix: 'give bucket (and prefix) to fromFileSystemAttributes, or use DirectS3Read.enabledWithoutGrant() and grant the reads yourself, or DirectS3Read.disabled()',
-      sid: 'S3FilesDirectRead',
-    });
-  }
+    },
+  });
 
   fn.addEnvironment('MOUNT_PATH', mountPath);
 

@@ -21,6 +21,8 @@ export interface FileSystemMountInfo {
   readonly policyDependable?: IDependable;
   /** The region of an imported file system, when its ARN names it literally (clients mount only there). */
   readonly region?: string;
+  /** The account of an imported file system, when its ARN names it literally. */
+  readonly account?: string;
   /** Throws when a client subnet is in an AZ without a mount target (warns when unknown). */
   checkAzCoverage(scope: IConstruct, prop: string, subnets: ec2.ISubnet[]): void;
 }

@@ -3,8 +3,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
-import { grantsByAlias, kmsKeyGrant, kmsKeyWildcard } from './kms';
+import { bucketKeyStatements } from './grants';
+import { kmsKeyWildcard } from './kms';
 import { acknowledge, findingResource } from './nag';
+
+/** The KMS actions of the S3 user guide's file-system role policy. */
+const SERVICE_ROLE_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'];
 
 /** The principal S3 Files uses to assume the service role (S3 Files is built on EFS). */
 export const SERVICE_PRINCIPAL = 'elasticfilesystem.amazonaws.com';
@@ -31,10 +35,9 @@ export function acknowledgeServiceRoleFindings(fileSystem: ServiceRoleFileSystem
     'Read-only: the service describes rules and lists their targets to find its own. Without it S3-side changes silently never reach the file system.');
   acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
     'events:ListRules and events:ListRuleNamesByTarget have no resource-level permissions (AWS service authorization reference); read-only, the service lists rules to find its own.');
-  if (fileSystem.bucketEncryptionKey && grantsByAlias(fileSystem.bucketEncryptionKey)) {
-    acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, kmsKeyWildcard(stack))}]`,
-      'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
-  }
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, kmsKeyWildcard(stack))}]`,
+    'The S3 user guide\'s statement for the file-system role: any key of the account, only through S3 (kms:ViaService) and only for this bucket\'s objects '
+    + '(kms:EncryptionContext:aws:s3:arn), so objects under a key this app does not know are synchronised too.');
 }
 
 /** The service role's rights: the bucket, the objects under the prefix, the EventBridge rules and the bucket's key. */
@@ -74,12 +77,9 @@ export function serviceRoleStatements(fileSystem: ServiceRoleFileSystem): iam.Po
       resources: ['*'],
     }),
   ];
-  if (fileSystem.bucketEncryptionKey) {
-    statements.push(new iam.PolicyStatement({
-      sid: 'KmsForBucketEncryption',
-      actions: ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
-      ...kmsKeyGrant(fileSystem.bucketEncryptionKey, { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } }),
-    }));
-  }
+  // Always, as the S3 user guide's file-system role policy has it (Sid UseKmsKeyWithS3Files): an
+  // SSE-KMS bucket whose key this app does not know (a bucket imported by name, objects under a
+  // second or an earlier key) is otherwise never synchronised, and nothing fails at deploy time.
+  statements.push(...bucketKeyStatements(stack, fileSystem.bucket, SERVICE_ROLE_KMS_ACTIONS, fileSystem.bucketEncryptionKey, 'UseKmsKeyWithS3Files'));
   return statements;
 }

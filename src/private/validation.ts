@@ -229,23 +229,6 @@ export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration
   return Math.ceil(seconds);
 }
 
-/**
- * Actions for `grant(grantee, ...actions)`: at least one, each an `s3files:` action. Tokens pass.
- * (Other services' actions belong on their own resources; `s3files:*` is allowed but broad.)
- */
-export function validateS3FilesActions(scope: IConstruct, actions: string[]): void {
-  if (actions.length === 0) {
-    invalid(scope, 'actions', actions, 'grant() needs at least one action', 'pass actions such as "s3files:ClientMount", or use grantRead / grantReadWrite / grantRootAccess');
-  }
-  for (const action of actions) {
-    if (Token.isUnresolved(action)) continue;
-    if (!/^s3files:[A-Za-z*]+$/.test(action)) {
-      invalid(scope, 'actions', action, 'only s3files: actions can be granted on an S3 Files file system',
-        'pass actions such as "s3files:ClientMount" or "s3files:ClientWrite"; grant other services\' actions on their own resources');
-    }
-  }
-}
-
 /** A container's mount path: absolute, not the root, at most 4,096 characters. */
 export function validateContainerPath(scope: IConstruct, path: string, prop = 'containerPath'): void {
   requireString(scope, prop, path, '"/mnt/s3files"');

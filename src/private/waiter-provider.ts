@@ -159,7 +159,7 @@ export class S3FilesWaiterProvider extends Construct {
     for (const c of stack.node.findAll()) {
       // A policy attached only to groups or users has no roles (its lazy Roles resolve to undefined).
       if (c instanceof iam.CfnPolicy && Stack.of(c) === stack && JSON.stringify(stack.resolve(c.roles) ?? []).includes(roleRef)) {
-        total += estimatePolicyCharacters(stack.resolve(c.policyDocument));
+        total += estimatePolicyCharacters(stack.resolve(c.policyDocument), stack);
       }
     }
     if (total <= MAX_ROLE_INLINE_POLICY_CHARS) return [];

@@ -1,11 +1,13 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnWaitConditionHandle, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
-  changeSet, dataLossOnDelete, inlinePolicyCharactersAfter, peakInlinePolicyCharacters, retainedFileSystemsOf, synthTemplates, Template,
+  changeSet, dataLossOnDelete, exportRefusals, inlinePolicyCharactersAfter, peakInlinePolicyCharacters, retainedFileSystemsOf, synthTemplates,
+  Template,
 } from './cfn';
-import { S3FilesFileSystem, S3FilesFileSystemOptions } from '../../src';
+import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions } from '../../src';
 import { MAX_ROLE_INLINE_POLICY_CHARS } from '../../src/private/waiter-provider';
 
 // Month three: changes a team makes to several file systems at once, and removal-policy switches
@@ -129,5 +131,35 @@ describe('a RETAIN file system on the bucket a DESTROY file system created (item
     }).Storage;
     expect(t.Resources[ofType(t, 'AWS::S3::Bucket')[0]].DeletionPolicy).toBe('Delete');
     expect(t.Resources[ofType(t, 'Custom::S3FilesBucketCleaner')[0]].Properties.EmptyOnDelete).toBe('true');
+  });
+});
+
+describe('an access point of the storage stack mounted from a compute stack (item 10)', () => {
+  const FN = { runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({})') };
+  /** Storage holds the file system and an access point; Compute mounts it (or, with `mounted` false, holds something else). */
+  const app = (path: string | undefined, mounted = true) => synthTemplates((a) => {
+    const s = new Stack(a, 'Storage');
+    const vpc = isolatedVpc(s);
+    const fileSystem = new S3FilesFileSystem(s, 'Files', { vpc });
+    const compute = new Stack(a, 'Compute');
+    const ap = path ? new S3FilesAccessPoint(s, 'Shared', { fileSystem, path }) : undefined;
+    if (mounted && ap) ap.mountOnFunction(new lambda.Function(compute, 'Worker', { ...FN, vpc }));
+    else new CfnWaitConditionHandle(compute, 'Other');
+  });
+
+  test('changing its path (create-only: a replacement) or removing it changes an export the compute stack imports: CloudFormation refuses', () => {
+    const deployed = app('/shared');
+    expect(exportRefusals(deployed, app('/renamed'))).toEqual(expect.arrayContaining([expect.stringMatching(/^Storage: export ".*Shared[0-9A-F]{8}AccessPointArn.*" changes while Compute imports it$/)]));
+    expect(exportRefusals(deployed, app(undefined, false))).toEqual(expect.arrayContaining([expect.stringMatching(/^Storage: export .* removed while Compute imports it$/)]));
+  });
+
+  test('the README\'s two deploys pass: first the compute stack alone without the mount, then the change with the mount back', () => {
+    const deployed = app('/shared');
+    // 1: `cdk deploy Compute --exclusively` without the mount (the storage stack is not deployed)
+    const step1 = { ...deployed, Compute: app('/shared', false).Compute };
+    // 2: the new path, the mount back, `cdk deploy --all`
+    const step2 = app('/renamed');
+    expect(exportRefusals(deployed, step1)).toEqual([]);
+    expect(exportRefusals(step1, step2)).toEqual([]);
   });
 });

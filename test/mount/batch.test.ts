@@ -51,7 +51,7 @@ describe('mountOnJobDefinition', () => {
     const actions = policy.Properties.PolicyDocument.Statement.map((s: any) => s.Action);
     expect(actions).toEqual(expect.arrayContaining(['s3files:ClientMount', 's3files:GetAccessPoint', 's3files:ListMountTargets', ['s3:GetObject', 's3:GetObjectVersion'], 's3:ListBucket', 'cloudwatch:PutMetricData']));
     expect(policy.Properties.PolicyDocument.Statement.find((s: any) => s.Action === 'cloudwatch:PutMetricData').Condition)
-      .toEqual({ StringEquals: { 'cloudwatch:namespace': 'efs-utils/S3Files' } });
+      .toEqual({ StringEquals: { 'cloudwatch:namespace': ['efs-utils/S3Files', 'efs-utils/EFS'] } });
     expect(JSON.stringify(actions)).not.toContain('ClientWrite');
   });
 

@@ -83,11 +83,19 @@ describe('mountOnInstance: the template', () => {
       expect.objectContaining({ Action: ['s3files:ClientMount', 's3files:ClientWrite'], Condition: { ArnEquals: { 's3files:AccessPointArn': { 'Fn::GetAtt': [expect.stringMatching(/^FilesData/), 'AccessPointArn'] } } } }),
       expect.objectContaining({ Action: 's3files:GetAccessPoint' }),
       expect.objectContaining({ Action: 's3files:ListMountTargets' }),
-      expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'], Resource: { 'Fn::Join': ['', [expect.anything(), '/data/*']] } }),
-      // amazon-efs-utils keeps direct reads off without it
+      expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'], Resource: { 'Fn::Join': ['', [expect.anything(), '/*']] } }),
+      // as the S3 user guide's compute-role policy has it
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^FilesBucket/), 'Arn'] } },
-      // and publishes its client metrics, in its own namespace only
-      { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*', Condition: { StringEquals: { 'cloudwatch:namespace': 'efs-utils/S3Files' } } },
+      // and publishes its metrics in its two namespaces, and its log to its own log group (its defaults, v3.2.0)
+      { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*', Condition: { StringEquals: { 'cloudwatch:namespace': ['efs-utils/S3Files', 'efs-utils/EFS'] } } },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:CreateLogStream', 'logs:DescribeLogStreams', 'logs:PutLogEvents'],
+        Resource: [
+          { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':logs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':log-group:/aws/efs/utils']] },
+          { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':logs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':log-group:/aws/efs/utils:*']] },
+        ],
+      },
     ]));
     const [, role] = byPrefix(t, 'AWS::IAM::Role', 'HostInstanceRole');
     expect(JSON.stringify(role.Properties.Tags ?? [])).not.toContain('s3files-client-');

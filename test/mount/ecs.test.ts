@@ -66,7 +66,8 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
       expect.objectContaining({ Action: 's3files:ListMountTargets', Resource: { 'Fn::ImportValue': expect.stringMatching(/FileSystemArn/) } }),
       expect.objectContaining({ Action: ['s3:GetObject', 's3:GetObjectVersion'] }),
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::ImportValue': expect.stringMatching(/Bucket/) } },
-      { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*', Condition: { StringEquals: { 'cloudwatch:namespace': 'efs-utils/S3Files' } } },
+      { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*', Condition: { StringEquals: { 'cloudwatch:namespace': ['efs-utils/S3Files', 'efs-utils/EFS'] } } },
+      expect.objectContaining({ Action: expect.arrayContaining(['logs:CreateLogStream', 'logs:PutLogEvents']) }),
     ]));
     // GetAccessPoint carries no access-point condition (the key does not exist for it: a condition would deny)
     expect(st.find((s) => s.Action === 's3files:GetAccessPoint').Condition).toBeUndefined();

@@ -57,11 +57,11 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
       Action: ['s3files:ClientMount', 's3files:ClientWrite'],
       Condition: { ArnEquals: { 's3files:AccessPointArn': { 'Fn::ImportValue': expect.stringMatching(/AccessPointArn/) } } },
     })]));
-    // AND direct reads are granted under the access point's directory only
+    // AND direct reads are granted on the file system's objects (the whole bucket here: no prefix)
     expect(st).toEqual(expect.arrayContaining([expect.objectContaining({
       Sid: 'S3FilesDirectRead',
       Action: ['s3:GetObject', 's3:GetObjectVersion'],
-      Resource: { 'Fn::Join': ['', [{ 'Fn::ImportValue': expect.stringMatching(/Bucket/) }, '/data/*']] },
+      Resource: { 'Fn::Join': ['', [{ 'Fn::ImportValue': expect.stringMatching(/Bucket/) }, '/*']] },
     })]));
     // AND the two reads every other compute gets, scoped: GetAccessPoint on the access point (no
     // condition: the key does not exist for it), ListMountTargets on the file system
@@ -138,11 +138,11 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
       ToPort: 2049,
       SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WorkerSecurityGroup'), 'GroupId'] },
     });
-    // AND identity grants on the file system ARN, scoped to the access point; direct reads under shared/team/
+    // AND identity grants on the file system ARN, scoped to the access point; direct reads under the file system's shared/
     const st = statements(t, 'Worker');
     expect(st).toEqual(expect.arrayContaining([
       expect.objectContaining({ Action: ['s3files:ClientMount', 's3files:ClientWrite'], Resource: fsArn }),
-      expect.objectContaining({ Sid: 'S3FilesDirectRead', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::their-bucket/shared/team/*']] } }),
+      expect.objectContaining({ Sid: 'S3FilesDirectRead', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::their-bucket/shared/*']] } }),
     ]));
     // AND nothing waits (it exists): no DependsOn beyond the function's own role and its VPC's routes
     const [, cfn] = Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('Worker'))!;

@@ -184,9 +184,9 @@ describe('IAM audit of every synthesized template', () => {
       const fsId = resource.Properties.FileSystemId['Fn::GetAtt'][0];
       const statements = list<Statement>(resource.Properties.Policy.Statement);
       const fsArn = { 'Fn::GetAtt': [fsId, 'FileSystemArn'] };
-      // THEN the first statement denies every s3files action without TLS, to everyone
+      // THEN the first statement denies the client actions without TLS, to everyone (the key assumed from EFS)
       expect(statements[0]).toMatchObject({
-        Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3files:*', Resource: fsArn, Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        Effect: 'Deny', Principal: { AWS: '*' }, Action: ['s3files:ClientMount', 's3files:ClientWrite', 's3files:ClientRootAccess'], Resource: fsArn, Condition: { Bool: { 'aws:SecureTransport': 'false' } },
       });
       // AND the second denies the client actions to everyone when no access point is used (s3files:AccessPointArn absent)
       expect(statements[1]).toEqual({

@@ -1,0 +1,260 @@
+import { Annotations, ArnFormat, Stack, Token } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct, IConstruct } from 'constructs';
+import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './client-actions';
+import { EFS_UTILS_LOG_ACTIONS, EFS_UTILS_LOG_GROUP, EFS_UTILS_METRIC_NAMESPACES } from './client-metrics';
+import { isImmutablePrincipal } from './compat';
+import { kmsKeyGrant, kmsKeyWildcard } from './kms';
+import { acknowledge, findingResource } from './nag';
+import type { ScopedActions } from './s3files-actions';
+
+/**
+ * Adds statements to a grantee's identity policies. When its policies cannot be changed (an imported
+ * or immutable role, another account's role), one warning lists every statement it did not get, so
+ * the owner can attach them: a mount needs all of them, not only the client actions.
+ * @returns whether every statement was added
+ */
+export function addToGrantee(scope: IConstruct, grantee: iam.IGrantable, statements: iam.PolicyStatement[], purpose: string): boolean {
+  const principal = grantee.grantPrincipal;
+  const immutable = isImmutablePrincipal(principal);
+  const dropped = statements.filter((statement) => !principal.addToPrincipalPolicy(statement).statementAdded || immutable);
+  warnNotGranted(scope, principal, dropped, purpose);
+  return dropped.length === 0;
+}
+
+/**
+ * Grants scoped actions with iam.Grant (what `grant*()` return), warning like `addToGrantee` when
+ * the principal's policies cannot be changed, and records what it granted on the principal.
+ */
+export function grantScoped(scope: IConstruct, grantee: iam.IGrantable, scoped: ScopedActions[], purpose: string, recorded: Omit<ClientGrant, 'write'>): iam.Grant {
+  const immutable = isImmutablePrincipal(grantee.grantPrincipal);
+  const dropped: iam.PolicyStatement[] = [];
+  let combined: iam.Grant | undefined;
+  for (const s of scoped) {
+    const grant = iam.Grant.addToPrincipal({ grantee, actions: s.actions, resourceArns: s.resources, conditions: s.conditions });
+    if (!grant.success || immutable) dropped.push(new iam.PolicyStatement({ actions: s.actions, resources: s.resources, conditions: s.conditions }));
+    combined = combined ? combined.combine(grant) : grant;
+  }
+  warnNotGranted(scope, grantee.grantPrincipal, dropped, purpose);
+  recordClientGrant(grantee, { ...recorded, write: scoped.some((s) => s.actions.includes('s3files:ClientWrite')) });
+  return combined!;
+}
+
+function warnNotGranted(scope: IConstruct, principal: iam.IPrincipal, dropped: iam.PolicyStatement[], purpose: string): void {
+  if (dropped.length === 0) return;
+  const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
+  const stack = Stack.of(scope);
+  const shown = dropped.map((s) => JSON.stringify(readable(stack.resolve(s.toStatementJson())))).join(' ');
+  Annotations.of(scope).addWarningV2('cdk-s3files-lambda:grantNotApplied',
+    `${where} could not be granted what ${purpose} needs: it is an imported or immutable principal whose policies this app cannot change. `
+    + `Attach ${dropped.length === 1 ? 'this statement' : `these ${dropped.length} statements`} to it yourself (<Id.Attr> stands for that resource's attribute): ${shown}`);
+}
+
+/** A resolved value with CloudFormation references shown as `<LogicalId>` / `<LogicalId.Attribute>` and joins concatenated. */
+export function readable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(readable);
+  if (!value || typeof value !== 'object') return value;
+  const v = value as Record<string, any>;
+  if (typeof v.Ref === 'string') return `<${v.Ref}>`;
+  if (Array.isArray(v['Fn::GetAtt'])) return `<${v['Fn::GetAtt'][0]}.${v['Fn::GetAtt'][1]}>`;
+  if (Array.isArray(v['Fn::Join'])) return (v['Fn::Join'][1] as unknown[]).map((p) => { const r = readable(p); return typeof r === 'string' ? r : JSON.stringify(r); }).join(v['Fn::Join'][0]);
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, readable(x)]));
+}
+
+/** The client actions for a mount: read, read-write, plus root access when asked. */
+export function clientActions(options: { readonly readOnly?: boolean; readonly rootAccess?: boolean }): string[] {
+  const actions = options.readOnly ? [...CLIENT_READ_ACTIONS] : [...CLIENT_READ_WRITE_ACTIONS];
+  if (options.rootAccess) actions.push(CLIENT_ROOT_ACTIONS[2]);
+  return actions;
+}
+
+/** Client actions on the file system, limited to one access point (the documented `s3files:AccessPointArn`) when given. */
+export function clientStatement(fileSystemArn: string, actions: string[], accessPointArn?: string): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions,
+    resources: [fileSystemArn],
+    conditions: accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined,
+  });
+}
+
+/**
+ * The reads a service validates a mount with: `s3files:GetAccessPoint` on the access point (the
+ * AgentCore developer guide: "required for S3 Files access point validation during agent runtime
+ * creation"; seen for ECS too) and `s3files:ListMountTargets` on the file system (seen for ECS).
+ * GetAccessPoint does not document the access-point condition key: statements of their own.
+ */
+export function validationReadStatements(fileSystemArn: string, accessPointArn: string): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({ actions: ['s3files:GetAccessPoint'], resources: [accessPointArn] }),
+    new iam.PolicyStatement({ actions: ['s3files:ListMountTargets'], resources: [fileSystemArn] }),
+  ];
+}
+
+/**
+ * What amazon-efs-utils publishes by default for an S3 Files mount, with the client's credentials:
+ * metrics in its two namespaces (`cloudwatch:PutMetricData` has no resource-level permissions, so
+ * the `cloudwatch:namespace` condition limits it), and its log group `/aws/efs/utils` (created with
+ * 14 days' retention, one stream per mount). Without them it only logs its own failures locally.
+ */
+export function efsUtilsTelemetryStatements(stack: Stack): iam.PolicyStatement[] {
+  const group = stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: EFS_UTILS_LOG_GROUP, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  return [
+    new iam.PolicyStatement({
+      actions: ['cloudwatch:PutMetricData'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'cloudwatch:namespace': EFS_UTILS_METRIC_NAMESPACES } },
+    }),
+    new iam.PolicyStatement({ actions: EFS_UTILS_LOG_ACTIONS, resources: [group, `${group}:*`] }),
+  ];
+}
+
+/** What the direct-read statements need to know of the file system. */
+export interface DirectReadBucket {
+  readonly bucket: s3.IBucket;
+  /** The file system's key prefix ('' for the whole bucket). */
+  readonly prefix: string;
+  /** The bucket's key when known: one in another account gets a statement of its own. */
+  readonly bucketEncryptionKey?: kms.IKey;
+}
+
+/**
+ * Reads straight from the bucket (Lambda's direct reads; the mount helper's read bypass on EC2, ECS
+ * and Batch): `s3:GetObject`/`s3:GetObjectVersion` on the file system's objects, as the S3 user guide's
+ * compute-role policy does ("your S3 bucket name or bucket name with prefix"; amazon-efs-utils probes
+ * `<prefix>/` before it reads, so nothing narrower than the file system's prefix); with `listBucket`,
+ * `s3:ListBucket` as in that policy; and `kms:Decrypt` through S3 for objects of this bucket under any
+ * key of the account (the service role's documented KMS statement, read only), plus the given key
+ * when it is another account's. Without them reads silently go through the mount.
+ */
+export function directReadStatements(
+  stack: Stack, target: DirectReadBucket, options: { readonly listBucket: boolean; readonly sid?: string },
+): iam.PolicyStatement[] {
+  const sid = options.sid;
+  const statements = [
+    new iam.PolicyStatement({ sid, actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [target.bucket.arnForObjects(`${target.prefix}*`)] }),
+  ];
+  if (options.listBucket) {
+    statements.push(new iam.PolicyStatement({ sid: sid && `${sid}List`, actions: ['s3:ListBucket'], resources: [target.bucket.bucketArn] }));
+  }
+  statements.push(...bucketKeyStatements(stack, target.bucket, ['kms:Decrypt'], target.bucketEncryptionKey, sid && `${sid}Decrypt`));
+  return statements;
+}
+
+/**
+ * KMS use through S3 for the objects of one bucket, as the S3 user guide's file-system role policy
+ * states it (Sid UseKmsKeyWithS3Files: any key of the account and region, `kms:ViaService` =
+ * S3 of the region, `kms:EncryptionContext:aws:s3:arn` = the bucket or its objects), on `key/*`
+ * (the guide's `<account>:*` also names aliases, which authorize nothing); and the given key when it
+ * is known to be another account's, which that statement does not reach.
+ */
+export function bucketKeyStatements(
+  stack: Stack, bucket: s3.IBucket, actions: string[], key: kms.IKey | undefined, sid?: string,
+): iam.PolicyStatement[] {
+  const viaS3 = { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` };
+  const statements = [new iam.PolicyStatement({
+    sid,
+    actions,
+    resources: [kmsKeyWildcard(stack)],
+    conditions: { StringLike: { ...viaS3, 'kms:EncryptionContext:aws:s3:arn': [bucket.bucketArn, bucket.arnForObjects('*')] } },
+  })];
+  if (key && isForeignKey(stack, key)) {
+    statements.push(new iam.PolicyStatement({ sid: sid && `${sid}Foreign`, actions, ...kmsKeyGrant(key, { StringEquals: viaS3 }) }));
+  }
+  return statements;
+}
+
+/** A key whose literal ARN names another account than the stack's (or any account, when the stack's is unknown). */
+function isForeignKey(stack: Stack, key: kms.IKey): boolean {
+  const arn = key.keyArn;
+  if (Token.isUnresolved(arn)) return false;
+  const account = arn.split(':')[4];
+  return !!account && (Token.isUnresolved(stack.account) || account !== stack.account);
+}
+
+/** Records, on the principal's construct, why its direct-read and KMS wildcards are what they are. */
+export function acknowledgeClientFindings(scope: IConstruct, grantee: iam.IGrantable, statements: iam.PolicyStatement[]): void {
+  const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
+  const stack = Stack.of(scope);
+  const reasons: Array<[RegExp, string]> = [
+    [/^s3:GetObject/, 'Direct S3 reads fetch any file of the file system, i.e. every object under its key prefix (as the S3 user guide\'s compute-role policy grants); read-only.'],
+    [/^kms:Decrypt$/, 'Decrypt only through S3 (kms:ViaService) and only for objects of this bucket (kms:EncryptionContext:aws:s3:arn), under whichever key of the account encrypts them: the S3 user guide\'s statement for S3 Files, read-only.'],
+    [/^logs:/, 'amazon-efs-utils writes its mount log to its own log group /aws/efs/utils, one stream per mount (the :* covers the streams).'],
+    [/^cloudwatch:PutMetricData$/, 'cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace condition limits it to amazon-efs-utils\' two namespaces.'],
+  ];
+  for (const statement of statements) {
+    const json = statement.toStatementJson();
+    const actions = ([] as string[]).concat(json.Action ?? []);
+    const reason = reasons.find(([re]) => actions.some((a) => re.test(a)))?.[1];
+    if (!reason) continue;
+    for (const resource of statement.resources) {
+      if (resource === '*') acknowledge(owner, 'AwsSolutions-IAM5[Resource::*]', reason);
+      else if (/\*/.test(JSON.stringify(stack.resolve(resource)))) acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, resource)}]`, reason);
+    }
+  }
+  if (statements.some((s) => s.toStatementJson().Condition?.StringEquals?.['kms:ResourceAliases'])) {
+    acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, kmsKeyWildcard(stack))}]`,
+      'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
+  }
+}
+
+
+/** A client-action grant the library made: on a file system, through one access point or any. */
+export interface ClientGrant {
+  readonly fileSystemArn: string;
+  readonly accessPointArn?: string;
+  readonly write: boolean;
+}
+
+/** A mount asked to be read-only: where to warn, and whether the mount itself refuses writes. */
+export interface ReadOnlyMount {
+  readonly scope: IConstruct;
+  readonly what: string;
+  readonly readOnlyFlag: boolean;
+}
+
+/**
+ * The client grants the library made to one principal, held in a child of the principal found by
+ * id (no module state: two copies of the library may be loaded). A read-only mount whose role is
+ * also granted ClientWrite on the same file system through the same access point (or any) is not
+ * read-only where the mount has no read-only flag (Lambda, AgentCore): the role decides.
+ */
+class ClientGrants extends Construct {
+  public static readonly ID = 'cdk-s3files-lambda.ClientGrants';
+
+  public static of(principal: IConstruct): ClientGrants {
+    const existing = principal.node.tryFindChild(ClientGrants.ID);
+    return (existing as ClientGrants | undefined)?.record ? existing as ClientGrants : new ClientGrants(principal as Construct, ClientGrants.ID);
+  }
+
+  private readonly grants: ClientGrant[] = [];
+  private readonly readOnlyMounts: Array<ClientGrant & ReadOnlyMount> = [];
+  private readonly warned = new Set<IConstruct>();
+
+  public record(grant: ClientGrant, readOnly?: ReadOnlyMount): void {
+    this.grants.push(grant);
+    if (readOnly) this.readOnlyMounts.push({ ...grant, ...readOnly });
+    for (const mount of this.readOnlyMounts) {
+      if (this.warned.has(mount.scope)) continue;
+      const writer = this.grants.find((g) => g.write && g.fileSystemArn === mount.fileSystemArn
+        && (g.accessPointArn === undefined || g.accessPointArn === mount.accessPointArn));
+      if (!writer) continue;
+      this.warned.add(mount.scope);
+      const role = this.node.scope!.node.path;
+      const where = writer.accessPointArn ? 'through the same access point' : 'through every access point (a grant on the file system)';
+      Annotations.of(mount.scope).addWarningV2('cdk-s3files-lambda:readOnlySharedRole',
+        `readOnly is set, but the role ${role} is also granted s3files:ClientWrite on this file system ${where}, by another mount or grant. `
+        + (mount.readOnlyFlag
+          ? `${mount.what} mounts read-only, but anything else running with that role can mount read-write. `
+          : `${mount.what} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can write. `)
+        + 'Give the read-only client a role of its own.');
+    }
+  }
+}
+
+/** Records a client grant on the principal (when it is a construct), warning where it undoes a read-only mount. */
+export function recordClientGrant(grantee: iam.IGrantable, grant: ClientGrant, readOnly?: ReadOnlyMount): void {
+  const principal = grantee.grantPrincipal;
+  if (Construct.isConstruct(principal)) ClientGrants.of(principal).record(grant, readOnly);
+}
