@@ -5,6 +5,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { ACCOUNT, CfnResolver, fileSystemArn, Templates } from './cfn-resolve';
 import { S3FilesFileSystem } from '../../src';
 import { synthExample } from '../util/synth-example';
@@ -24,16 +25,20 @@ let resolver: CfnResolver;
 
 /** Every identity policy document attached to a role (inline, IAM::Policy, customer managed), resolved. */
 function identityPolicies(stack: string, roleId: string): Json[] {
+  return identityPoliciesIn(resolver, stack, roleId);
+}
+
+function identityPoliciesIn(from: CfnResolver, stack: string, roleId: string): Json[] {
   const out: Json[] = [];
-  for (const s of resolver.stacks) {
-    for (const r of Object.values<Json>(resolver.template(s).Resources)) {
+  for (const s of from.stacks) {
+    for (const r of Object.values<Json>(from.template(s).Resources)) {
       if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;
-      const roles = resolver.resolve(s, list(r.Properties.Roles));
-      if (roles.includes(resolver.roleName(stack, roleId))) out.push(resolver.resolve(s, r.Properties.PolicyDocument));
+      const roles = from.resolve(s, list(r.Properties.Roles));
+      if (roles.includes(from.roleName(stack, roleId))) out.push(from.resolve(s, r.Properties.PolicyDocument));
     }
   }
-  const role = resolver.template(stack).Resources[roleId];
-  for (const p of list<Json>(role.Properties.Policies)) out.push(resolver.resolve(stack, p.PolicyDocument));
+  const role = from.template(stack).Resources[roleId];
+  for (const p of list<Json>(role.Properties.Policies)) out.push(from.resolve(stack, p.PolicyDocument));
   return out;
 }
 
@@ -336,4 +341,45 @@ describe('the delete guard\'s right to delete, by the same evaluator', () => {
     }
     for (const stack of stacks) expect({ stack, decisions: got[stack] }).toEqual({ stack, decisions: ['Allowed', 'ImplicitlyDenied', 'ImplicitlyDenied', 'ImplicitlyDenied'] });
   }, 120_000);
+});
+
+describe('a changed bucket key (item 15)', () => {
+  // (@cloud-copilot/iam-simulate drops kms:EncryptionContext:<key> from the request as a key it does
+  // not know, so this one reads the resolved statements: resource by glob, conditions by value.)
+  const glob = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(value);
+
+  test('after bucketEncryptionKey changes, the service role and a client may still decrypt objects under the old key, through S3, for this bucket only', () => {
+    // GIVEN a created bucket under key A, then the same app with key B (objects written before stay under A)
+    const build = (keyId: string) => {
+      const app = new App();
+      const stack = new Stack(app, 'Storage');
+      const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'i', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+      const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, bucketEncryptionKey: new kms.Key(stack, keyId) });
+      const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+      fileSystem.addAccessPoint('Data', { path: '/data' }).mountOnLaunchTemplate(new ec2.LaunchTemplate(stack, 'Fleet', {
+        userData: ec2.UserData.forLinux(), role: reader, securityGroup: new ec2.SecurityGroup(stack, 'Sg', { vpc }),
+      }), { readOnly: true });
+      return new CfnResolver({ Storage: Template.fromStack(stack).toJSON() });
+    };
+    const before = build('KeyA');
+    const after = build('KeyB');
+    const t = after.template('Storage');
+    const oldKey = before.resolve('Storage', { 'Fn::GetAtt': [Object.keys(before.template('Storage').Resources).find((id) => id.startsWith('KeyA'))!, 'Arn'] });
+    const bucket = after.resolve('Storage', { 'Fn::GetAtt': [Object.keys(t.Resources).find((id) => id.startsWith('FilesBucket') && t.Resources[id].Type === 'AWS::S3::Bucket')!, 'Arn'] });
+    const roleNamed = (prefix: string) => Object.keys(t.Resources).find((id) => id.startsWith(prefix) && t.Resources[id].Type === 'AWS::IAM::Role')!;
+    /** Whether a statement of the role allows kms:Decrypt on `key` for `request` (every condition value matched by glob). */
+    const allows = (roleId: string, key: string, request: Record<string, string>) => identityPoliciesIn(after, 'Storage', roleId)
+      .flatMap((p) => list<Json>(p.Statement))
+      .some((st) => st.Effect === 'Allow' && list<string>(st.Action).some((a) => glob(a, 'kms:Decrypt')) && list<string>(st.Resource).some((r) => glob(r, key))
+        && Object.values<Json>(st.Condition ?? {}).every((block) => Object.entries<Json>(block).every(([k, v]) => request[k] !== undefined
+          && list<string>(v).some((pattern) => glob(pattern, request[k])))));
+    const viaS3 = { 'kms:ViaService': 's3.us-east-1.amazonaws.com' };
+    for (const roleId of [roleNamed('FilesServiceRole'), roleNamed('Reader')]) {
+      // THEN the old key still decrypts this bucket's objects through S3 ...
+      expect({ roleId, allowed: allows(roleId, oldKey, { ...viaS3, 'kms:EncryptionContext:aws:s3:arn': `${bucket}/data/report.csv` }) }).toEqual({ roleId, allowed: true });
+      // ... and neither another bucket's objects, nor outside S3
+      expect(allows(roleId, oldKey, { ...viaS3, 'kms:EncryptionContext:aws:s3:arn': 'arn:aws:s3:::someone-elses/report.csv' })).toBe(false);
+      expect(allows(roleId, oldKey, { 'kms:ViaService': 'ssm.us-east-1.amazonaws.com', 'kms:EncryptionContext:aws:s3:arn': `${bucket}/data/report.csv` })).toBe(false);
+    }
+  });
 });
