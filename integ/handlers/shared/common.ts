@@ -60,10 +60,10 @@ export const DEADLINE_MARGIN_MS = 20_000;
  */
 export const READ_MARGIN_MS = 8_000;
 /**
- * The least time an invocation must have when it starts: below it, the chunk deadline has passed
- * before any work could start, and every run would return `deferred: true` doing nothing.
+ * The least time an invocation must have when it starts: below it, the chunk deadline is less than
+ * a second away, and every run would return `deferred: true` having done next to nothing.
  */
-export const MIN_REMAINING_MS = DEADLINE_MARGIN_MS + 5_000;
+export const MIN_REMAINING_MS = DEADLINE_MARGIN_MS + 1_000;
 /** The timeout to ask for in the message when the remaining time is below `MIN_REMAINING_MS`. */
 export const MIN_TIMEOUT_SECONDS = 30;
 /** Bytes per chunk: a chunk ends at this many bytes of input as well as at `chunkSizeFor` files. */
@@ -164,16 +164,17 @@ export function readDeadline(context: DeadlineContext | undefined, now = Date.no
 }
 
 /**
- * Throws when the invocation started with too little time to ever start a chunk (Lambda's default
- * timeout is 3 s): without this, each run would return `deferred: true` and process nothing, forever.
+ * Throws when the invocation started with too little time to do any work before its chunk deadline
+ * (Lambda's default timeout is 3 s): without this, each run would return `deferred: true` and
+ * process nothing, forever, without a word about the timeout.
  */
 export function assertTimeToWork(processor: string, context: DeadlineContext | undefined): void {
   if (!context || typeof context.getRemainingTimeInMillis !== 'function') return;
   const remaining = context.getRemainingTimeInMillis();
   if (remaining >= MIN_REMAINING_MS) return;
   throw new Error(`${processor}: the function's timeout is too short: ${Math.floor(remaining / 1000)} s remained when this invocation started, `
-    + `and the processor starts no work in its last ${DEADLINE_MARGIN_MS / 1000} s (kept to finish what is in flight), so it would never `
-    + `process a file and return deferred: true on every run. Set the function's timeout to at least ${MIN_TIMEOUT_SECONDS} s `
+    + `and the processor starts no work in its last ${DEADLINE_MARGIN_MS / 1000} s (kept to finish what is in flight), which leaves it less `
+    + `than 1 s: it would return deferred: true on every run, having done next to nothing. Set the function's timeout to at least ${MIN_TIMEOUT_SECONDS} s `
     + '(Lambda\'s default is 3 s).');
 }
 

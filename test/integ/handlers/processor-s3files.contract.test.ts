@@ -228,8 +228,8 @@ describe('the function\'s timeout', () => {
     const result = handler({}, { getRemainingTimeInMillis: () => 3_000 });
     // THEN it fails with what to change, and touched nothing
     await expect(result).rejects.toThrow(new Error('processor-s3files: the function\'s timeout is too short: 3 s remained when this invocation '
-      + 'started, and the processor starts no work in its last 20 s (kept to finish what is in flight), so it would never process a file '
-      + 'and return deferred: true on every run. Set the function\'s timeout to at least 30 s (Lambda\'s default is 3 s).'));
+      + 'started, and the processor starts no work in its last 20 s (kept to finish what is in flight), which leaves it less than 1 s: it '
+      + 'would return deferred: true on every run, having done next to nothing. Set the function\'s timeout to at least 30 s (Lambda\'s default is 3 s).'));
     expect(list(p('inbox'))).toEqual(['a.txt']);
   });
 });

@@ -162,14 +162,14 @@ describe('pool, stats, table, settings', () => {
 });
 
 describe('the processors\' shared deadlines and leases', () => {
-  test('assertTimeToWork: an invocation that starts with less than 25 s fails naming the timeout; 25 s or no context is fine', () => {
-    // GIVEN Lambda contexts with 24.9 s and 25 s left, and none
+  test('assertTimeToWork: an invocation that starts with less than 21 s fails naming the timeout; 21 s or no context is fine', () => {
+    // GIVEN Lambda contexts with 20.9 s and 21 s left, and none
     const left = (ms: number) => ({ getRemainingTimeInMillis: () => ms });
     // WHEN / THEN
-    expect(() => assertTimeToWork('p', left(24_900))).toThrow(new Error('p: the function\'s timeout is too short: 24 s remained when this '
-      + 'invocation started, and the processor starts no work in its last 20 s (kept to finish what is in flight), so it would never process '
-      + 'a file and return deferred: true on every run. Set the function\'s timeout to at least 30 s (Lambda\'s default is 3 s).'));
-    expect(() => assertTimeToWork('p', left(25_000))).not.toThrow();
+    expect(() => assertTimeToWork('p', left(20_900))).toThrow(new Error('p: the function\'s timeout is too short: 20 s remained when this '
+      + 'invocation started, and the processor starts no work in its last 20 s (kept to finish what is in flight), which leaves it less than 1 s: '
+      + 'it would return deferred: true on every run, having done next to nothing. Set the function\'s timeout to at least 30 s (Lambda\'s default is 3 s).'));
+    expect(() => assertTimeToWork('p', left(21_000))).not.toThrow();
     expect(() => assertTimeToWork('p', undefined)).not.toThrow();
   });
 
