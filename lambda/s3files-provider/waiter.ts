@@ -75,7 +75,12 @@ class WaiterHandler extends ResourceHandler<WaitForAvailableProps> {
   }
 
   protected summary(props: WaitForAvailableProps | undefined): Record<string, unknown> {
-    return { fileSystemId: props?.fileSystemId, expectedMountTargetCount: props?.expectedMountTargetCount, accessPointIds: props?.accessPointIds, timeoutSeconds: props?.timeoutSeconds };
+    return {
+      fileSystemId: props?.fileSystemId,
+      expectedMountTargetCount: props?.expectedMountTargetCount,
+      accessPointIds: props?.accessPointIds,
+      timeoutSeconds: props?.timeoutSeconds,
+    };
   }
 
   protected async beforePolls(props: WaitForAvailableProps, deps: OnEventDeps): Promise<void> {

@@ -218,7 +218,9 @@ describe('guardDelete (delete guard) with an injected clock', () => {
     // GIVEN an old guard (DESTROY) of logical id Files, and the handler's environment listing Files as RETAIN
     endpoint.setFileSystem(FS, perCall('available'));
     const request = {
-      RequestType: 'Delete', ResourceType: 'Custom::S3FilesDeleteGuard', PhysicalResourceId: FS,
+      RequestType: 'Delete',
+      ResourceType: 'Custom::S3FilesDeleteGuard',
+      PhysicalResourceId: FS,
       ResourceProperties: { FileSystemId: FS, DeleteFileSystem: 'true', FileSystemLogicalId: 'FilesResource1234' },
       Data: { StartedAt: String(T0) },
     } as any;

@@ -7,11 +7,11 @@
  * object that never fits one run is parked after MAX_ATTEMPTS instead of blocking the inbox.
  */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { isConditionFailure, isGone } from './s3-errors';
+import { CurrentVersion } from './versions';
 import { errorMessage, FileError } from '../shared/common';
 import { Lease, LeaseLost, LeaseStore, parseLeaseRecord } from '../shared/lease';
 import { TextStats } from '../shared/text-stats';
-import { isConditionFailure, isGone } from './s3-errors';
-import { CurrentVersion } from './versions';
 
 export const INBOX_PREFIX = 'inbox/';
 export const PROCESSING_PREFIX = 'processing/';
@@ -185,7 +185,8 @@ export class BucketClaims {
     if (attempts >= MAX_ATTEMPTS) return false;
     const Key = `${PROCESSING_PREFIX}${item.name}`;
     try {
-      const put = await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: this.markerBody({ ...item, attempts }, true), IfMatch: item.markerEtag }));
+      const Body = this.markerBody({ ...item, attempts }, true);
+      const put = await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body, IfMatch: item.markerEtag }));
       // In a versioned bucket the earlier marker versions would stay behind as noncurrent versions.
       for (const VersionId of item.markerVersions ?? []) {
         if (VersionId !== undefined && VersionId !== put.VersionId) {

@@ -56,7 +56,9 @@ export async function copyVersion(
   }
   await abortLeftUploads(client, bucket, destKey);
   const part = Math.min(MAX_PART_BYTES, Math.max(opts.partBytes ?? DEFAULT_COPY_PART_BYTES, Math.ceil(src.size / MAX_PARTS)));
-  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: destKey, Metadata: metadata, ContentType: src.contentType }));
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({
+    Bucket: bucket, Key: destKey, Metadata: metadata, ContentType: src.contentType,
+  }));
   try {
     const ranges = Array.from({ length: Math.ceil(src.size / part) }, (_, i) => [i * part, Math.min(src.size, (i + 1) * part) - 1]);
     const parts = await mapPool(ranges, 4, async ([first, last], i) => {
@@ -65,7 +67,9 @@ export async function copyVersion(
       }));
       return { PartNumber: i + 1, ETag: r.CopyPartResult!.ETag };
     });
-    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: destKey, UploadId, MultipartUpload: { Parts: parts }, ...condition }));
+    await client.send(new CompleteMultipartUploadCommand({
+      Bucket: bucket, Key: destKey, UploadId, MultipartUpload: { Parts: parts }, ...condition,
+    }));
   } catch (e) {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: destKey, UploadId })).catch(() => undefined);
     throw e;

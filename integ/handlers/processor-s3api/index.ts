@@ -21,6 +21,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { S3Client } from '@aws-sdk/client-s3';
+import { BucketClaims, INBOX_PREFIX, Item, LEASES_PREFIX, MAX_ATTEMPTS, S3LeaseStore } from './claims';
+import { copyMs, DEFAULT_COPY_BYTES_PER_SECOND } from './copy';
+import { moveToFailed, PublishOptions, removeFromInbox, SourceChanged, writeResult } from './publish';
+import { NoTimeToCopy, ReadClock, readItem } from './read';
+import { isGone } from './s3-errors';
+import { currentVersions } from './versions';
 import { s3Client } from '../shared/aws';
 import {
   chunkSizeFor, DeadlineContext, DEFAULT_CHUNK_BYTES, emptyTimings, errorMessage, OutOfTime, ProcessorResult, requireEnv, roundTimings, timed,
@@ -31,12 +37,6 @@ import { DEFAULT_LEASE_SECONDS, Lease, LeaseLost } from '../shared/lease';
 import { unrepresentableKeyReason } from '../shared/names';
 import { keepSucceeded } from '../shared/pool';
 import { NotTextError } from '../shared/text-stats';
-import { BucketClaims, INBOX_PREFIX, Item, LEASES_PREFIX, MAX_ATTEMPTS, S3LeaseStore } from './claims';
-import { copyMs, DEFAULT_COPY_BYTES_PER_SECOND } from './copy';
-import { moveToFailed, PublishOptions, removeFromInbox, SourceChanged, writeResult } from './publish';
-import { NoTimeToCopy, ReadClock, readItem } from './read';
-import { isGone } from './s3-errors';
-import { currentVersions } from './versions';
 
 export { MAX_ATTEMPTS } from './claims';
 export { copyVersion, DEFAULT_COPY_PART_BYTES, MAX_COPY_OBJECT_BYTES } from './copy';
@@ -109,8 +109,14 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
   let stopped: string | undefined;
   try {
     deferred = await workInChunks(inboxItems(claims, opts.listPageSize), {
-      size: chunkSizeFor(opts.concurrency), maxBytes: opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, sizeOf: (item) => item.size,
-      deadline: opts.deadline, now, timings, log, beforeChunk: () => lease.assertHeld(),
+      size: chunkSizeFor(opts.concurrency),
+      maxBytes: opts.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+      sizeOf: (item) => item.size,
+      deadline: opts.deadline,
+      now,
+      timings,
+      log,
+      beforeChunk: () => lease.assertHeld(),
     }, (chunk) => processChunk(claims, chunk, ctx));
   } catch (e) {
     // Our lease or a claim was taken over (our requests stalled past the lease): stop, leave the rest to the taker.
@@ -122,7 +128,8 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
   }
   timings.totalMs = performance.now() - t0;
   const { moved: files, errors, recovered, skippedClaimed, vanished, retrying } = claims;
-  return { files, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...whenSet({ deferred, recovered, skippedClaimed, vanished, retrying, stopped }) };
+  const counts = whenSet({ deferred, recovered, skippedClaimed, vanished, retrying, stopped });
+  return { files, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...counts };
 }
 
 /** The inbox's direct children, each with why it cannot be processed, if so. On S3 an object is never half-written: every name counts. */

@@ -9,11 +9,11 @@
  * - what cannot be processed: moved to `failed/<claim>/<name>`, reported once.
  */
 import { DeleteObjectCommand, DeleteObjectsCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { errorMessage, metaJson } from '../shared/common';
-import { LeaseLost } from '../shared/lease';
 import { BucketClaims, FAILED_PREFIX, Item, PROCESSED_PREFIX } from './claims';
 import { copyVersion, CopyOptions } from './copy';
 import { isConditionFailure, isGone } from './s3-errors';
+import { errorMessage, metaJson } from '../shared/common';
+import { LeaseLost } from '../shared/lease';
 
 /** The object was uploaded again after it was read: nothing of it is written; the new upload waits in the inbox. */
 export class SourceChanged extends Error {
@@ -28,7 +28,9 @@ export interface PublishOptions extends Pick<CopyOptions, 'threshold' | 'partByt
 }
 
 const dataKeyOf = (item: Item): string => `${PROCESSED_PREFIX}${item.name}/${item.name}`;
-const copySourceOf = (item: Item) => ({ key: item.key, versionId: item.versionId, size: item.size, contentType: item.contentType, etag: item.readEtag ?? item.etag });
+const copySourceOf = (item: Item) => ({
+  key: item.key, versionId: item.versionId, size: item.size, contentType: item.contentType, etag: item.readEtag ?? item.etag,
+});
 
 /**
  * Writes the data copy (`phase` "copy") or the metadata (`phase` "meta") of the item's result:

@@ -3,12 +3,12 @@
  * for its server-side copy is reserved by size, so a run stops reading early enough to publish what
  * it read, and does not start an object whose copy could not finish in what is left.
  */
-import { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Item } from './claims';
 import { OutOfTime, Timings } from '../shared/common';
 import { TextStatsCounter } from '../shared/text-stats';
-import { Item } from './claims';
 
 /** The object was not started: its copy would not finish in the time left before the read deadline. */
 export class NoTimeToCopy extends Error {

@@ -7,13 +7,13 @@
 import { Dirent } from 'node:fs';
 import { lstat, mkdir, opendir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorMessage } from '../shared/common';
-import { unsafeNameReason } from '../shared/names';
 import { Candidate, ClaimDirectory } from './claims';
 import { isErrno, itemDataFile } from './file-io';
 import { ADOPTED_PREFIX, attemptsOf, CLAIM_DIR_MODE, CLAIM_NAME, LEASE_FILE, REPLACED_PREFIX } from './layout';
 import { lastHeartbeat } from './lease-store';
 import { restoreReplaced } from './publish';
+import { errorMessage } from '../shared/common';
+import { unsafeNameReason } from '../shared/names';
 
 /** Moves every expired or released claim directory into ours; resolves to their new paths. */
 export async function adoptExpired(claims: ClaimDirectory): Promise<string[]> {

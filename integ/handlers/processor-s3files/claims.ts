@@ -6,11 +6,11 @@
  */
 import { link, lstat, mkdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { exists, isErrno, unlinkIfPresent } from './file-io';
+import { CLAIM_DIR_MODE, DIR_MODE, itemDirName, Layout, REPLACED_PREFIX, shown } from './layout';
 import { errorMessage, FileError } from '../shared/common';
 import { Lease, LeaseLost } from '../shared/lease';
 import { TextStats } from '../shared/text-stats';
-import { exists, isErrno, unlinkIfPresent } from './file-io';
-import { CLAIM_DIR_MODE, DIR_MODE, itemDirName, Layout, REPLACED_PREFIX, shown } from './layout';
 
 /** Times a file is handed back (transient error, deadline, still being written) before it goes to failed/. */
 export const MAX_ATTEMPTS = 5;

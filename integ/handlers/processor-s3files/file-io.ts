@@ -3,10 +3,10 @@ import { constants as fsc } from 'node:fs';
 import { lstat, open, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { FILE_MODE } from './layout';
 import { OutOfTime, Timings } from '../shared/common';
 import { RESULT_SUFFIX } from '../shared/names';
 import { TextStats, TextStatsCounter } from '../shared/text-stats';
-import { FILE_MODE } from './layout';
 
 // open(2) flags are bit masks.
 /* eslint-disable no-bitwise */

@@ -7,9 +7,9 @@
 import { Dirent } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mapPool } from '../shared/pool';
-import { inProgressNameReason, resultNameReason, unsafeNameReason } from '../shared/names';
 import { Candidate, ClaimDirectory } from './claims';
+import { inProgressNameReason, resultNameReason, unsafeNameReason } from '../shared/names';
+import { mapPool } from '../shared/pool';
 
 /** Inbox entries whose size is looked up at once (in parallel: each lstat is a round trip on NFS). */
 const LIST_BATCH = 64;

@@ -20,6 +20,13 @@
 import { readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { adoptedFiles, adoptExpired, settle } from './adoption';
+import { Candidate, ClaimDirectory, Claimed } from './claims';
+import { ChangedWhileReading, isTransient, itemDataFile, nsToIso, readStats, syncDir, writeDurably } from './file-io';
+import { inboxFiles } from './inbox';
+import { createClaimDir, LEASE_FILE, layoutOf, prepareLayout, REPLACED_PREFIX } from './layout';
+import { MountLeaseStore } from './lease-store';
+import { publish, restoreReplaced } from './publish';
 import {
   chunkSizeFor, DeadlineContext, DEFAULT_CHUNK_BYTES, emptyTimings, errorMessage, metaJson, OutOfTime, ProcessorResult, requireEnv,
   roundTimings, timed, Timings, whenSet, workInChunks,
@@ -27,13 +34,6 @@ import {
 import { ProcessorEvent, runProcessor } from '../shared/handler';
 import { DEFAULT_LEASE_SECONDS, Lease, LeaseLost } from '../shared/lease';
 import { keepSucceeded, mapPool } from '../shared/pool';
-import { adoptedFiles, adoptExpired, settle } from './adoption';
-import { Candidate, ClaimDirectory, Claimed } from './claims';
-import { ChangedWhileReading, isTransient, itemDataFile, readStats, syncDir, writeDurably } from './file-io';
-import { inboxFiles } from './inbox';
-import { createClaimDir, LEASE_FILE, layoutOf, prepareLayout, REPLACED_PREFIX } from './layout';
-import { MountLeaseStore } from './lease-store';
-import { publish, restoreReplaced } from './publish';
 
 export { MAX_ATTEMPTS } from './claims';
 export type { ProcessorEvent } from '../shared/handler';
@@ -97,7 +97,8 @@ export async function processMount(opts: MountProcessorOptions): Promise<Process
   }
   timings.totalMs = performance.now() - t0;
   const { moved: files, errors, recovered, superseded, retrying } = claims;
-  return { files, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...whenSet({ deferred, recovered, superseded, retrying, stopped }) };
+  const counts = whenSet({ deferred, recovered, superseded, retrying, stopped });
+  return { files, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...counts };
 }
 
 /**
@@ -137,7 +138,9 @@ async function work(claims: ClaimDirectory, opts: MountProcessorOptions, timings
   // Whatever taken-over claims still hold is handed back, never deleted.
   for (const dir of adopted) await settle(claims, dir);
   for (const e of await readdir(layout.claimDir).catch(() => [] as string[])) {
-    if (e.startsWith(REPLACED_PREFIX)) await restoreReplaced(claims, join(layout.claimDir, e), await itemDataFile(join(layout.claimDir, e)).catch(() => undefined));
+    if (!e.startsWith(REPLACED_PREFIX)) continue;
+    const dir = join(layout.claimDir, e);
+    await restoreReplaced(claims, dir, await itemDataFile(dir).catch(() => undefined));
   }
   await timed(timings, 'renameMs', () => syncDir(layout.processed));
   return deferred;
@@ -188,7 +191,7 @@ async function count(claims: ClaimDirectory, c: Claimed, ctx: ChunkContext): Pro
 
 /** Writes `<name>.meta.json` beside the data, naming the source it describes; false when the file was handed back or released. */
 async function writeMeta(claims: ClaimDirectory, c: Claimed): Promise<boolean> {
-  const source = { modified: new Date(Number(c.modifiedNs! / 1_000_000n)).toISOString(), modifiedNs: String(c.modifiedNs), claim: claims.layout.claimName };
+  const source = { modified: nsToIso(c.modifiedNs!), modifiedNs: String(c.modifiedNs), claim: claims.layout.claimName };
   try {
     c.metaWritten = true; // from the first byte: a failed write may leave a partial file
     await writeDurably(`${c.path}.meta.json`, metaJson({ name: c.name, ...c.stats!, source }));

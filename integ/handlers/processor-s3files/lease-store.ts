@@ -4,10 +4,10 @@
  */
 import { lstat, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorMessage } from '../shared/common';
-import { LeaseLost, LeaseStore, parseLeaseRecord } from '../shared/lease';
 import { CREATE_FLAGS, isErrno, nsToMs, READ_FLAGS, RENEW_FLAGS } from './file-io';
 import { FILE_MODE, LEASE_FILE } from './layout';
+import { errorMessage } from '../shared/common';
+import { LeaseLost, LeaseStore, parseLeaseRecord } from '../shared/lease';
 
 type Log = (message: string, extra: Record<string, unknown>) => void;
 

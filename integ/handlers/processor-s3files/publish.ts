@@ -5,10 +5,10 @@
  */
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LeaseLost } from '../shared/lease';
 import { ClaimDirectory, Claimed } from './claims';
 import { exists, isErrno, nsToIso, resultModifiedNs } from './file-io';
 import { shown } from './layout';
+import { LeaseLost } from '../shared/lease';
 
 /** Attempts to publish a result while other invocations keep replacing the name. */
 const PUBLISH_ATTEMPTS = 5;

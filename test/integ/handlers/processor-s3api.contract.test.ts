@@ -72,8 +72,8 @@ function clientWith(before: (cmd: any) => unknown): S3Client {
   return client;
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const isInboxDelete = (cmd: any, key: string) => (cmd instanceof DeleteObjectCommand && cmd.input.Key === key)
-  || (cmd instanceof DeleteObjectsCommand && cmd.input.Delete.Objects.some((o: { Key: string }) => o.Key === key));
+const isInboxDelete = (cmd: unknown, key: string) => (cmd instanceof DeleteObjectCommand && cmd.input.Key === key)
+  || (cmd instanceof DeleteObjectsCommand && (cmd.input.Delete?.Objects ?? []).some((o) => o.Key === key));
 
 describe('unversioned buckets: copy and delete only what was read', () => {
   test('a re-upload that lands after the copy is not deleted unread: the next run processes it', async () => {
@@ -154,7 +154,8 @@ describe('no object blocks the others', () => {
       const client = clientWith((cmd) => {
         if (cmd instanceof GetObjectCommand && cmd.input.Key === 'inbox/a-big.txt') late = true;
       });
-      const r = await processBucket({ client, bucket, concurrency: 1, chunkBytes: 1024, now: () => (late ? 100 : 0), deadline: 50, readDeadline: 50 });
+      const now = () => (late ? 100 : 0);
+      const r = await processBucket({ client, bucket, concurrency: 1, chunkBytes: 1024, now, deadline: 50, readDeadline: 50 });
       client.destroy();
       errors.push(...r.errors);
       results.push(r);
@@ -223,8 +224,11 @@ describe('reported once, or processed', () => {
     expect(first.files).toBe(1);
     expect(first.errors).toEqual(expect.arrayContaining([
       { name: 'bin.dat', error: `not text: NUL byte within the first 1 bytes (moved to failed/${dir}/)` },
-      { name: long, error: 'refused: name too long for its result: "<name>.meta.json" would be 260 bytes, over 255; shorten the name to at most 245 bytes '
-        + `(moved to failed/${dir}/)` },
+      {
+        name: long,
+        error: 'refused: name too long for its result: "<name>.meta.json" would be 260 bytes, over 255; shorten the name to at most 245 bytes '
+        + `(moved to failed/${dir}/)`,
+      },
       { name: 'sub/nested.txt', error: `refused: key is in a sub-directory of inbox/; only direct children are processed (moved to failed/${dir}/)` },
     ]));
     expect(first.errors).toHaveLength(3);
@@ -253,7 +257,7 @@ describe('phase timings', () => {
     const bucket = await newBucket();
     await put(bucket, 'inbox/a.txt', 'a b\n');
     const client = clientWith(async (cmd) => {
-      if (cmd instanceof PutObjectCommand && cmd.input.Key.startsWith('processing/')) await sleep(300);
+      if (cmd instanceof PutObjectCommand && cmd.input.Key?.startsWith('processing/')) await sleep(300);
     });
     // WHEN
     const result = await processBucket({ client, bucket, concurrency: 1 });
