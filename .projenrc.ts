@@ -92,7 +92,7 @@ const project = new awscdk.AwsCdkConstructLibrary({
       globalTeardown: '<rootDir>/test/setup/run-id-teardown.js',
       collectCoverageFrom: ['src/**/*.ts', 'lambda/**/*.ts', 'integ/handlers/**/*.ts'],
       // projen-generated function wrappers have no logic of their own.
-      coveragePathIgnorePatterns: ['/node_modules/', 'wait-for-available-[a-z-]+-function\\.ts$'],
+      coveragePathIgnorePatterns: ['/node_modules/', 's3files-provider-[a-z-]+-function\\.ts$'],
       testTimeout: 60_000,
       // Three workers (the machine CI runs on has 2 cores): most suites also wait on child processes
       // (moto, ts-node, cfn-lint, checkov, shellcheck) and a third worker fills that time. One
@@ -154,17 +154,17 @@ const handlerBundling = {
 };
 
 new awscdk.LambdaFunction(project, {
-  entrypoint: 'lambda/wait-for-available/on-event.lambda.ts',
-  constructFile: 'src/private/wait-for-available-on-event-function.ts',
-  constructName: 'WaitForAvailableOnEventFunction',
+  entrypoint: 'lambda/s3files-provider/on-event.lambda.ts',
+  constructFile: 'src/private/s3files-provider-on-event-function.ts',
+  constructName: 'S3FilesProviderOnEventFunction',
   runtime: awscdk.LambdaRuntime.NODEJS_24_X,
   bundlingOptions: handlerBundling,
   cdkDeps: project.cdkDeps,
 });
 new awscdk.LambdaFunction(project, {
-  entrypoint: 'lambda/wait-for-available/is-complete.lambda.ts',
-  constructFile: 'src/private/wait-for-available-is-complete-function.ts',
-  constructName: 'WaitForAvailableIsCompleteFunction',
+  entrypoint: 'lambda/s3files-provider/is-complete.lambda.ts',
+  constructFile: 'src/private/s3files-provider-is-complete-function.ts',
+  constructName: 'S3FilesProviderIsCompleteFunction',
   runtime: awscdk.LambdaRuntime.NODEJS_24_X,
   bundlingOptions: handlerBundling,
   cdkDeps: project.cdkDeps,

@@ -1,5 +1,5 @@
 /**
- * Deploy-wait simulation (issue 6): drives the wait-for-available handlers with the real
+ * Deploy-wait simulation (issue 6): drives the s3files-provider handlers with the real
  * @aws-sdk/client-s3files client against the local scripted S3 Files endpoint over many
  * simulated deployments, on a virtual clock, and reports
  *  - the delay between the last mount target / access point turning available and the waiter
@@ -14,10 +14,8 @@
  * access points 5-30 s. Time is virtual: no real sleeping, so 100 deployments take seconds.
  */
 import { S3FilesClient } from '@aws-sdk/client-s3files';
-import { handleIsComplete } from '../lambda/wait-for-available/is-complete';
-import { handleOnEvent } from '../lambda/wait-for-available/on-event';
-import type { IsCompleteRequest, OnEventRequest } from '../lambda/wait-for-available/request';
-import type { WaitLogger } from '../lambda/wait-for-available/waiter';
+import { handleIsComplete, handleOnEvent } from '../lambda/s3files-provider/dispatch';
+import type { IsCompleteRequest, OnEventRequest, WaitLogger } from '../lambda/s3files-provider/resource-handler';
 import { atTimes, S3FilesEndpoint } from '../test/servers/s3files-endpoint';
 
 export const QUERY_INTERVAL_MS = 10_000;

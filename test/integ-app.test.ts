@@ -25,18 +25,21 @@ describe('integ app: the comparison stack works out of the box for files uploade
     expect(functions[logicalId(stack.prepareDirectories)].DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^FileSystemMountTargetsAvailable/)]));
   });
 
-  test('the S3-API processor may write, read and delete its claim markers and leases under processing/', () => {
+  test('the S3-API processor may write, read and delete its claim markers and leases under processing/, and put under failed/', () => {
     const policies = template.findResources('AWS::IAM::Policy');
     const role = stack.getLogicalId(stack.processorS3Api.role!.node.defaultChild as never);
     const statements = Object.values(policies)
       .filter((p: any) => p.Properties.Roles.some((r: any) => r.Ref === role))
       .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
-    const onProcessing = (action: string) => statements.some((s: any) =>
+    const on = (prefix: string, action: string) => statements.some((s: any) =>
       [s.Action].flat().some((a: string) => a === action || (a.endsWith('*') && action.startsWith(a.slice(0, -1))))
-      && JSON.stringify(s.Resource).includes('/processing/*'));
+      && JSON.stringify(s.Resource).includes(`/${prefix}`));
     for (const action of ['s3:PutObject', 's3:GetObject', 's3:GetObjectVersion', 's3:DeleteObject', 's3:DeleteObjectVersion']) {
-      expect([action, onProcessing(action)]).toEqual([action, true]);
+      expect([action, on('processing/*', action)]).toEqual([action, true]);
     }
+    // AND it may copy what it cannot process to failed/ (reported once), and abort a multipart copy a killed run left
+    expect(['failed/*', on('failed/*', 's3:PutObject'), on('processed/*', 's3:AbortMultipartUpload')]).toEqual(['failed/*', true, true]);
+    expect(on('failed/*', 's3:DeleteObject')).toBe(false);
   });
 });
 

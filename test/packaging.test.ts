@@ -16,8 +16,8 @@ describe('the package', () => {
   test('carries the shipped handlers\' bundles and nothing of the integ app', () => {
     // THEN exactly the waiter / delete guard bundles are in it
     expect(files.filter((f) => f.startsWith('assets/')).sort()).toEqual([
-      'assets/lambda/wait-for-available/is-complete.lambda/index.js',
-      'assets/lambda/wait-for-available/on-event.lambda/index.js',
+      'assets/lambda/s3files-provider/is-complete.lambda/index.js',
+      'assets/lambda/s3files-provider/on-event.lambda/index.js',
     ]);
     // AND no sources of handlers, integ app, tests or benchmarks
     expect(files.filter((f) => /^(lambda|integ|test|benchmarks|examples)\//.test(f))).toEqual([]);

@@ -121,6 +121,8 @@ export class ComparisonStack extends Stack {
     // Claim markers and lease heartbeats (conditional writes, deleted by version when done).
     bucket.grantReadWrite(this.processorS3Api, 'processing/*');
     bucket.grantDelete(this.processorS3Api, 'processing/*');
+    // What cannot be processed is copied to failed/<claim>/ (reported once), like on the mount.
+    bucket.grantPut(this.processorS3Api, 'failed/*');
 
     // The benchmark's "directRead" mode: one processor per mode, otherwise identical to the one above.
     const directReadModes = {
@@ -216,6 +218,8 @@ export class ComparisonStack extends Stack {
         acknowledge(fn, `AwsSolutions-IAM5[${findingResource(fn, bucket.arnForObjects(prefix))}]`, 'The job reads, moves and deletes any object under this prefix.');
       }
     }
+    acknowledge(this.processorS3Api, `AwsSolutions-IAM5[${findingResource(this.processorS3Api, bucket.arnForObjects('failed/*'))}]`,
+      'The before-processor moves any object it cannot process under this prefix.');
     for (const target of invoked) {
       acknowledge(this.benchmark, `AwsSolutions-IAM5[${findingResource(this, target.functionArn)}:*]`, 'grantInvoke on this one function, including its versions and aliases.');
     }

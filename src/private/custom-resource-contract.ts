@@ -1,5 +1,5 @@
 /**
- * What the constructs and the custom-resource handlers (lambda/wait-for-available/) must agree on:
+ * What the constructs and the custom-resource handlers (lambda/s3files-provider/) must agree on:
  * both import this module, so a resource type or a limit cannot drift between them. The handlers
  * are bundled with esbuild, which inlines these constants; keep the module free of aws-cdk-lib.
  */

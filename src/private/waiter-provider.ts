@@ -7,8 +7,8 @@ import { Construct, IConstruct } from 'constructs';
 import { CUSTOM_RESOURCE_MAX_SECONDS, RETAINED_FILE_SYSTEMS_ENV, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
 import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from './nag';
 import { estimatePolicyCharacters } from './policy-size';
-import { WaitForAvailableIsCompleteFunction } from './wait-for-available-is-complete-function';
-import { WaitForAvailableOnEventFunction } from './wait-for-available-on-event-function';
+import { S3FilesProviderIsCompleteFunction } from './s3files-provider-is-complete-function';
+import { S3FilesProviderOnEventFunction } from './s3files-provider-on-event-function';
 
 
 /** IAM: all inline policies of one role together (AWS::IAM::Policy resources attach as inline policies). */
@@ -89,13 +89,13 @@ export class S3FilesWaiterProvider extends Construct {
   private constructor(scope: Construct, id: string) {
     super(scope, id);
 
-    this.onEventFunction = new WaitForAvailableOnEventFunction(this, 'OnEvent', {
+    this.onEventFunction = new S3FilesProviderOnEventFunction(this, 'OnEvent', {
       description: 'S3 Files waiter: start, and verify bucket versioning for imported buckets',
       architecture: lambda.Architecture.ARM_64,
       timeout: Duration.minutes(1),
       memorySize: 256,
     });
-    this.isCompleteFunction = new WaitForAvailableIsCompleteFunction(this, 'IsComplete', {
+    this.isCompleteFunction = new S3FilesProviderIsCompleteFunction(this, 'IsComplete', {
       description: 'S3 Files waiter: poll until every mount target and access point is available; delete guarded file systems once exported',
       architecture: lambda.Architecture.ARM_64,
       timeout: Duration.minutes(1),

@@ -68,7 +68,7 @@ export type Mode = typeof MODES[number];
 export const SEED_VIA = ['s3', 'mount'] as const;
 export type SeedVia = typeof SEED_VIA[number];
 
-export const PHASES = ['listMs', 'readMs', 'processMs', 'writeMs', 'renameMs', 'totalMs'] as const;
+export const PHASES = ['listMs', 'claimMs', 'readMs', 'processMs', 'writeMs', 'renameMs', 'totalMs'] as const;
 export type Phase = typeof PHASES[number];
 
 export interface SideResult {
@@ -306,6 +306,8 @@ function side(runs: SideRuns): SideResult {
 
 const LABELS: Record<Phase | 'wallMs', string> = {
   listMs: 'list',
+  // Apart from listing: the lease start and one claim per file (a rename on the mount, a conditional PUT in the bucket).
+  claimMs: 'claim (lease, one claim per file)',
   readMs: 'read (streamed, incl. counting)',
   processMs: 'process (counting CPU)',
   writeMs: 'write metadata',

@@ -2,7 +2,10 @@ import { performance } from 'node:perf_hooks';
 
 /** Phase timings in milliseconds (wall-clock per phase; `processMs` is CPU time spent counting). */
 export interface Timings {
+  /** Listing the inbox (and, on the mount, checking the working directories). */
   listMs: number;
+  /** Taking work: starting the lease, claiming each file (a rename, or a conditional PUT), taking over dead claims. */
+  claimMs: number;
   readMs: number;
   processMs: number;
   writeMs: number;
@@ -56,6 +59,13 @@ export const DEADLINE_MARGIN_MS = 20_000;
  * this point even in the middle of a file, so a chunk of large files never runs into the timeout.
  */
 export const READ_MARGIN_MS = 8_000;
+/**
+ * The least time an invocation must have when it starts: below it, the chunk deadline is less than
+ * a second away, and every run would return `deferred: true` having done next to nothing.
+ */
+export const MIN_REMAINING_MS = DEADLINE_MARGIN_MS + 1_000;
+/** The timeout to ask for in the message when the remaining time is below `MIN_REMAINING_MS`. */
+export const MIN_TIMEOUT_SECONDS = 30;
 /** Bytes per chunk: a chunk ends at this many bytes of input as well as at `chunkSizeFor` files. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024 ** 2;
 
@@ -153,6 +163,21 @@ export function readDeadline(context: DeadlineContext | undefined, now = Date.no
   return now + Math.max(0, context.getRemainingTimeInMillis() - READ_MARGIN_MS);
 }
 
+/**
+ * Throws when the invocation started with too little time to do any work before its chunk deadline
+ * (Lambda's default timeout is 3 s): without this, each run would return `deferred: true` and
+ * process nothing, forever, without a word about the timeout.
+ */
+export function assertTimeToWork(processor: string, context: DeadlineContext | undefined): void {
+  if (!context || typeof context.getRemainingTimeInMillis !== 'function') return;
+  const remaining = context.getRemainingTimeInMillis();
+  if (remaining >= MIN_REMAINING_MS) return;
+  throw new Error(`${processor}: the function's timeout is too short: ${Math.floor(remaining / 1000)} s remained when this invocation started, `
+    + `and the processor starts no work in its last ${DEADLINE_MARGIN_MS / 1000} s (kept to finish what is in flight), which leaves it less `
+    + `than 1 s: it would return deferred: true on every run, having done next to nothing. Set the function's timeout to at least ${MIN_TIMEOUT_SECONDS} s `
+    + '(Lambda\'s default is 3 s).');
+}
+
 /** Thrown inside a read that reached the read deadline: the file is handed back, not failed. */
 export class OutOfTime extends Error {
   constructor(done: number, size: number) {
@@ -176,7 +201,7 @@ export function metaJson(meta: FileMeta): string {
 }
 
 export function emptyTimings(): Timings {
-  return { listMs: 0, readMs: 0, processMs: 0, writeMs: 0, renameMs: 0, totalMs: 0 };
+  return { listMs: 0, claimMs: 0, readMs: 0, processMs: 0, writeMs: 0, renameMs: 0, totalMs: 0 };
 }
 
 /** Time an async phase and add its wall-clock to `timings[key]`. */
@@ -193,6 +218,7 @@ export function roundTimings(t: Timings): Timings {
   const r = (v: number): number => Math.round(v * 10) / 10;
   return {
     listMs: r(t.listMs),
+    claimMs: r(t.claimMs),
     readMs: r(t.readMs),
     processMs: r(t.processMs),
     writeMs: r(t.writeMs),

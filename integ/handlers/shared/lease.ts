@@ -115,9 +115,22 @@ export class Lease {
    * within `ttlMs`, has expired as of this lease's latest write. Call `renew()` first for a fresh "now".
    */
   public expired(writtenAt: number, ttlMs = this.ttlMs): boolean {
-    // A record promising more than any processor may hold is damaged: waiting for it would strand its claims.
-    if (ttlMs > MAX_LEASE_SECONDS * 1000) return true;
+    if (this.damage(writtenAt, ttlMs) !== undefined) return true;
     return this.serverTime - writtenAt > ttlMs;
+  }
+
+  /**
+   * Why a record cannot be a live holder's, or undefined. Waiting for a damaged record would strand
+   * its claims: one that promises more than any processor may hold, or one stamped further in the
+   * future than the longest lease (a clock step back, a restore that kept times), whose holder's
+   * renewals would have brought it back to the server's present long ago.
+   */
+  public damage(writtenAt: number, ttlMs = this.ttlMs): string | undefined {
+    if (ttlMs > MAX_LEASE_SECONDS * 1000) return 'lease promises more than the longest lease a processor may hold: treated as expired';
+    if (writtenAt - this.serverTime > MAX_LEASE_SECONDS * 1000) {
+      return 'lease stamped more than the longest lease in the future (a clock step or a restore with times): treated as expired';
+    }
+    return undefined;
   }
 
   public get lostReason(): string | undefined {

@@ -25,7 +25,7 @@ beforeAll(async () => {
     's3api-processor': { handler: s3apiHandler, env: { BUCKET_NAME: BUCKET, POWERTOOLS_SERVICE_NAME: 'before' } },
     's3files-processor': { handler: s3filesHandler, env: { MOUNT_PATH: mount.path, POWERTOOLS_SERVICE_NAME: 'after' } },
     'broken': { handler: async () => { throw new Error('disk on fire'); } },
-    'lazy': { handler: async () => ({ files: 0, errors: [], timings: { listMs: 1, readMs: 1, processMs: 1, writeMs: 1, renameMs: 1, totalMs: 5 } }) },
+    'lazy': { handler: async () => ({ files: 0, errors: [], timings: { listMs: 1, claimMs: 1, readMs: 1, processMs: 1, writeMs: 1, renameMs: 1, totalMs: 5 } }) },
     'not-a-processor': { handler: async () => 'hello' },
   });
   Object.assign(process.env, localEndpointsEnv(moto.url, lambda.url));
@@ -84,22 +84,24 @@ describe('benchmark end to end (moto + local Lambda Invoke endpoint + temp dir m
     expect(result).toMatchObject({ files: 6, runs: 3, minWords: 20, maxWords: 60, seed: 42, warnings: [] });
     for (const side of [result.s3api, result.s3files]) {
       expect(side.runs).toHaveLength(3);
-      for (const phase of ['listMs', 'readMs', 'processMs', 'writeMs', 'renameMs', 'totalMs'] as const) {
+      for (const phase of ['listMs', 'claimMs', 'readMs', 'processMs', 'writeMs', 'renameMs', 'totalMs'] as const) {
         const s = side.phases[phase];
         expect(s.min).toBeLessThanOrEqual(s.median);
         expect(s.median).toBeLessThanOrEqual(s.max);
       }
       expect(side.wallMs.min).toBeGreaterThan(0);
     }
-    expect(Object.keys(result.speedUp).sort()).toEqual(['listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'wallMs', 'writeMs']);
+    expect(Object.keys(result.speedUp).sort()).toEqual(['claimMs', 'listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'wallMs', 'writeMs']);
     expect(result.sync).toBeUndefined();
     const lines = result.table.split('\n');
     expect(lines[0]).toMatch(/^\*\*6 files × 3 runs\*\*, 20–60 words/);
     expect(lines[2]).toBe('| Phase | S3 API | S3 Files | Speed-up (S3 API ÷ S3 Files) |');
-    for (const label of ['list', 'read', 'process', 'write metadata', 'rename', 'total (in handler)', 'wall-clock per invoke']) {
+    for (const label of ['list', 'claim (lease, one claim per file)', 'read', 'process', 'write metadata', 'rename', 'total (in handler)', 'wall-clock per invoke']) {
       expect(result.table).toContain(`| ${label}`);
     }
-    expect(lines.filter((l) => /^\| [a-z]/.test(l) && !l.startsWith('| Phase'))).toHaveLength(7);
+    expect(lines.filter((l) => /^\| [a-z]/.test(l) && !l.startsWith('| Phase'))).toHaveLength(8);
+    // AND the claims are their own phase: on the S3 side one conditional PUT per file, not counted as listing
+    expect(result.s3api.phases.claimMs.median).toBeGreaterThan(0);
     // AND the benchmark cleaned up after verifying: nothing left in either inbox or processed/
     const left = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'inbox/' }));
     expect(left.KeyCount).toBe(0);

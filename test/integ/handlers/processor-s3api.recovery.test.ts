@@ -111,12 +111,14 @@ describe('processor-s3api: takeovers, deadlines and keys (moto)', () => {
     });
     const first = await processBucket({ client, bucket, concurrency: 4, now: () => (late ? 100 : 0), deadline: 50, readDeadline: 50 });
     client.destroy();
-    // THEN the small ones are done, the large one is still in the inbox with no claim left, and no error
+    // THEN the small ones are done, the large one is still in the inbox, its claim marked released with one attempt, and no error
     expect(first).toMatchObject({ files: 3, retrying: 1, errors: [] });
     expect(await keys(bucket, 'inbox/')).toEqual(['inbox/big.txt']);
-    expect(await keys(bucket, 'processing/')).toEqual([]);
-    // WHEN the next run has time / THEN it processes it
+    expect(await keys(bucket, 'processing/')).toEqual(['processing/big.txt']);
+    expect(JSON.parse(await get(bucket, 'processing/big.txt'))).toMatchObject({ key: 'inbox/big.txt', attempts: 1, released: true });
+    // WHEN the next run has time / THEN it takes the claim over at once and processes it, leaving no claim behind
     expect(await processBucket({ client: s3, bucket, concurrency: 4 })).toMatchObject({ files: 1, errors: [] });
+    expect(await keys(bucket, 'processing/')).toEqual([]);
   }, 30_000);
 
   test('a chunk is bounded by bytes as well as by keys', async () => {

@@ -133,10 +133,20 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
   });
 
   test('the handler takes its deadline from the Lambda context, keeping a 20 s margin', async () => {
+    // GIVEN an object, and a clock that stands still at the start of the invocation
     const bucket = await newBucket();
     await put(bucket, 'inbox/a.txt', 'a\n');
-    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: true });
-    expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ files: 1, errors: [] });
+    const start = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(start);
+    // WHEN 25 s remain / THEN the chunk deadline is 5 s away, so the object is processed
+    expect(await handler({}, { getRemainingTimeInMillis: () => 25_000 })).toMatchObject({ files: 1, errors: [] });
+    // AND once the clock has passed remaining - 20 s, no chunk starts
+    await put(bucket, 'inbox/b.txt', 'b\n');
+    let calls = 0;
+    jest.spyOn(Date, 'now').mockImplementation(() => (calls++ < 2 ? start : start + 5_001));
+    expect(await handler({}, { getRemainingTimeInMillis: () => 25_000 })).toMatchObject({ files: 0, deferred: true });
+    expect(await keys(bucket, 'inbox/')).toEqual(['inbox/b.txt']);
+    jest.restoreAllMocks();
   });
 
   test('a user object named like a result\'s metadata is a file of its own, never taken for the result of scan.txt', async () => {
@@ -149,25 +159,18 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(await resultData(bucket, 'scan.txt.meta.json')).toBe('{"wordCount":999}');
   });
 
-  test('temporary and hidden names are skipped quietly, as on the mount', async () => {
-    const bucket = await newBucket();
-    for (const key of ['inbox/.x.tmp', 'inbox/up.part', 'inbox/done.txt']) await put(bucket, key, 'words here\n');
-    const result = await handler({});
-    expect(result).toMatchObject({ files: 1, errors: [] });
-    expect(await keys(bucket, 'inbox/')).toEqual(['inbox/.x.tmp', 'inbox/up.part']);
-  });
-
-  test('a key whose result key would have a component over 255 bytes is refused and left in place', async () => {
+  test('a key whose result key would have a component over 255 bytes is refused: no result written, moved to failed/', async () => {
     // GIVEN a 250-byte name
     const bucket = await newBucket();
     const long = `${'n'.repeat(246)}.txt`;
     await put(bucket, `inbox/${long}`, 'some words\n');
     // WHEN
     const result = await handler({});
-    // THEN no result key the mount could not show was written
-    expect(result).toMatchObject({ files: 0, errors: [{ name: long, error: expect.stringMatching(/^refused: name too long for its result/) }] });
+    // THEN no result key the mount could not show was written, and the object is kept under failed/
+    expect(result).toMatchObject({ files: 0, errors: [{ name: long, error: expect.stringMatching(/^refused: name too long for its result.*\(moved to failed\/\d{13}-[0-9a-f-]{36}\/\)$/) }] });
     expect(await keys(bucket, 'processed/')).toEqual([]);
-    expect(await keys(bucket, 'inbox/')).toEqual([`inbox/${long}`]);
+    expect(await keys(bucket, 'inbox/')).toEqual([]);
+    expect((await keys(bucket, 'failed/')).map((k) => k.split('/')[2])).toEqual([long]);
   });
 
   test('processes Unicode/space keys and empty objects, moves them with metadata, emits FilesProcessed', async () => {
@@ -193,7 +196,7 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     const versions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'inbox/hello' }));
     expect(versions.Versions ?? []).toEqual([]);
     expect(versions.DeleteMarkers ?? []).toEqual([]);
-    expect(Object.keys(result.timings).sort()).toEqual(['listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'writeMs']);
+    expect(Object.keys(result.timings).sort()).toEqual(['claimMs', 'listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'writeMs']);
     expect(emfMetrics(out.lines)[0]).toMatchObject({ FilesProcessed: 3, FilesFailed: 0, service: 'processor-s3api' });
   });
 
@@ -276,7 +279,7 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(await resultMeta(bucket, 'large.txt')).toMatchObject({ wordCount: 6 * (big.length / line.length), bytes: big.length });
   }, 60_000);
 
-  test('reports keys the file system cannot represent and non-text objects, leaving them in place', async () => {
+  test('reports keys the file system cannot represent and non-text objects once, moving them to failed/', async () => {
     // GIVEN hostile and unrepresentable keys, binary and Latin-1 content
     const bucket = await newBucket();
     const bad = ['inbox/a/../b.txt', 'inbox/dir/', `inbox/${'x'.repeat(256)}`, 'inbox/sub/nested.txt', 'inbox/..', 'inbox/a//b'];
@@ -288,8 +291,10 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     // WHEN
     const result = await handler({});
 
-    // THEN only ok.txt moved; each other key is reported with a reason and still in inbox/
+    // THEN only ok.txt was processed; each other key is reported with a reason and kept under failed/<claim>/
     expect(result.files).toBe(1);
+    expect(result.errors).toHaveLength(bad.length + 2);
+    for (const e of result.errors) expect(e.error).toMatch(/ \(moved to failed\/\d{13}-[0-9a-f-]{36}\/\)$/);
     const byName = Object.fromEntries(result.errors.map((e) => [e.name, e.error]));
     expect(byName['a/../b.txt']).toMatch(/"\." or "\.\." component/);
     expect(byName['dir/']).toMatch(/ends with "\/"/);
@@ -299,7 +304,9 @@ describe('processor-s3api against moto (real S3 API over loopback)', () => {
     expect(byName['a//b']).toMatch(/empty component/);
     expect(byName['latin1.txt']).toMatch(/^not text: invalid UTF-8/);
     expect(byName['bin.dat']).toMatch(/^not text: NUL byte/);
-    expect(await keys(bucket, 'inbox/')).toEqual([...bad, 'inbox/latin1.txt', 'inbox/bin.dat'].sort());
+    expect(await keys(bucket, 'inbox/')).toEqual([]);
+    const failed = await keys(bucket, 'failed/');
+    expect(failed.map((k) => k.replace(/^failed\/[^/]+\//, 'inbox/')).sort()).toEqual([...bad, 'inbox/latin1.txt', 'inbox/bin.dat'].sort());
     expect(await keys(bucket, 'processed/')).toEqual(['processed/ok.txt/ok.txt', 'processed/ok.txt/ok.txt.meta.json']);
   });
 

@@ -171,9 +171,11 @@ describe('publishing and putting back', () => {
     });
     // WHEN A goes on
     const a = await run();
-    // THEN A's older v2 was superseded, and C's v3 is the result
+    // THEN A's older v2 was superseded and kept in failed/ (named, not deleted), and C's v3 is the result
     expect(raced).toBe(true);
-    expect(a).toMatchObject({ files: 0, superseded: 1, errors: [] });
+    expect(a).toMatchObject({ files: 0, superseded: 1, errors: [{ name: 'report.txt', error: expect.stringMatching(/^superseded: processed\/report.txt\/ holds the result of an upload modified later/) }] });
+    expect(a.errors).toHaveLength(1);
+    expect(fs.readFileSync(p('failed', list(p('failed'))[0], 'report.txt'), 'utf8')).toBe('version two\n');
     expect(resultData('report.txt')).toBe('version three, the newest\n');
     expect(resultMeta('report.txt')).toMatchObject({ wordCount: 4 });
     expect(results()).toEqual(['report.txt']);

@@ -104,7 +104,7 @@ describe('processor-s3files on a real directory', () => {
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
     expect(results(mount.path)).toEqual(['crlf.txt', 'empty', 'größe 日本.md', 'hello world.txt'].sort());
-    expect(Object.keys(result.timings).sort()).toEqual(['listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'writeMs']);
+    expect(Object.keys(result.timings).sort()).toEqual(['claimMs', 'listMs', 'processMs', 'readMs', 'renameMs', 'totalMs', 'writeMs']);
     expect(result.concurrency).toBe(16);
     const emf = emfMetrics(out.lines);
     expect(emf).toHaveLength(1);
@@ -156,7 +156,7 @@ describe('processor-s3files on a real directory', () => {
     expect(emfMetrics(out.lines)[0]).toMatchObject({ FilesProcessed: 1, FilesFailed: 3 });
   });
 
-  test('refuses symlinks (never follows them out of the mount) and skips sub-directories', async () => {
+  test('refuses symlinks (never follows them out of the mount) and sub-directories, moving them to failed/ as they are', async () => {
     // GIVEN a secret outside the mount, a symlink to it, a dangling symlink, and a directory
     const outside = tempMount();
     try {
@@ -168,16 +168,18 @@ describe('processor-s3files on a real directory', () => {
       // WHEN
       const result = await handler({});
 
-      // THEN nothing followed, nothing moved, all reported
+      // THEN nothing followed, nothing processed, each reported once and moved to failed/ as it is
+      const [run] = list(join(mount.path, 'failed'));
       expect(result.files).toBe(0);
       expect(result.errors).toEqual(expect.arrayContaining([
-        { name: 'link.txt', error: 'refused: symlink (not followed)' },
-        { name: 'dotdot-link', error: 'refused: symlink (not followed)' },
-        { name: 'subdir', error: 'skipped: not a regular file' },
+        { name: 'link.txt', error: `refused: a symlink, never followed (moved to failed/${run}/)` },
+        { name: 'dotdot-link', error: `refused: a symlink, never followed (moved to failed/${run}/)` },
+        { name: 'subdir', error: `refused: a directory; only regular files directly in inbox/ are processed (moved to failed/${run}/)` },
       ]));
-      expect(fs.lstatSync(join(mount.path, 'inbox', 'link.txt')).isSymbolicLink()).toBe(true);
+      expect(fs.lstatSync(join(mount.path, 'failed', run, 'link.txt')).isSymbolicLink()).toBe(true);
       expect(fs.readFileSync(join(outside.path, 'secret'), 'utf8')).toBe('top secret words\n');
       expect(list(join(mount.path, 'processed'))).toEqual([]);
+      expect(list(join(mount.path, 'inbox'))).toEqual([]);
     } finally {
       outside.cleanup();
     }
@@ -350,10 +352,13 @@ describe('processor-s3files on a real directory', () => {
     // THEN the new upload is intact, and the changed file is kept for the next run (not an error)
     expect(result).toMatchObject({ files: 0, errors: [], retrying: 1 });
     expect(fs.readFileSync(join(mount.path, 'inbox', 'same.txt'), 'utf8')).toBe('brand new\n');
-    // WHEN the next run comes / THEN it processes both (the one modified last is the result), and nothing is left
+    // WHEN the next run comes / THEN it processes both: the one modified last is the result; the
+    // other is either replaced by it or, published second, kept in failed/ as superseded
     const second = await handler({});
-    expect(second).toMatchObject({ errors: [], recovered: 1 });
+    expect(second).toMatchObject({ recovered: 1 });
     expect(second.files + (second.superseded ?? 0)).toBe(2);
+    expect(second.errors).toHaveLength(second.superseded ?? 0);
+    for (const e of second.errors) expect(e).toEqual({ name: 'same.txt', error: expect.stringMatching(/^superseded: /) });
     expect(results(mount.path)).toEqual(['same.txt']);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
   });
@@ -373,13 +378,18 @@ describe('processor-s3files on a real directory', () => {
   });
 
   test('the handler takes its deadline from the Lambda context, keeping a 20 s margin', async () => {
-    // GIVEN a context with exactly the margin left
+    // GIVEN a file, and a clock that stands still at the start of the invocation
     inbox('a.txt', 'a\n');
-    // WHEN / THEN nothing is claimed
-    expect(await handler({}, { getRemainingTimeInMillis: () => 20_000 })).toMatchObject({ files: 0, deferred: true });
-    expect(list(join(mount.path, 'inbox'))).toEqual(['a.txt']);
-    // AND with time to spare it is processed
-    expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ files: 1, errors: [] });
+    const start = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(start);
+    // WHEN 25 s remain / THEN the chunk deadline is 5 s away, so the file is processed
+    expect(await handler({}, { getRemainingTimeInMillis: () => 25_000 })).toMatchObject({ files: 1, errors: [] });
+    // AND once the clock has passed remaining - 20 s, nothing more is claimed
+    inbox('b.txt', 'b\n');
+    let calls = 0;
+    jest.spyOn(Date, 'now').mockImplementation(() => (calls++ === 0 ? start : start + 5_001));
+    expect(await handler({}, { getRemainingTimeInMillis: () => 25_000 })).toMatchObject({ files: 0, deferred: true });
+    expect(list(join(mount.path, 'inbox'))).toEqual(['b.txt']);
   });
 
   test('a metadata write failure quarantines the file, data only, and the rest go on', async () => {
@@ -481,9 +491,10 @@ describe('processor-s3files on a real directory', () => {
 
     // THEN the dead and lease-less claims are processed, the live claim is untouched, and the
     // newer clash.txt is the result (its pair complete, the dead run's partial metadata gone)
-    expect(result.errors).toEqual([]);
     expect(result).toMatchObject({ recovered: 3 });
     expect(result.files + (result.superseded ?? 0)).toBe(4);
+    // (the old clash.txt, if it was published second, is kept in failed/ as superseded)
+    expect(result.errors).toEqual(result.superseded ? [{ name: 'clash.txt', error: expect.stringMatching(/^superseded: /) }] : []);
     expect(meta(mount.path, 'orphan.txt').wordCount).toBe(4);
     expect(meta(mount.path, 'no-lease.txt').wordCount).toBe(3);
     expect(resultData(mount.path, 'clash.txt')).toBe('new copy\n');
@@ -509,8 +520,11 @@ describe('processor-s3files on a real directory', () => {
     });
     // WHEN A publishes after B
     const a = await handler({});
-    // THEN A's older result was superseded, not published over B's; the pair is B's
-    expect(a).toMatchObject({ files: 0, superseded: 1, errors: [] });
+    // THEN A's older upload was superseded, not published over B's, and kept in failed/; the pair is B's
+    expect(a).toMatchObject({ files: 0, superseded: 1 });
+    expect(a.errors).toEqual([{ name: 'report.txt', error: expect.stringMatching(/^superseded: processed\/report.txt\/ holds the result of an upload modified later/) }]);
+    const [failedRun] = list(join(mount.path, 'failed'));
+    expect(fs.readFileSync(join(mount.path, 'failed', failedRun, 'report.txt'), 'utf8')).toBe('version one\n');
     expect(resultData(mount.path, 'report.txt')).toBe('version two is longer\n');
     expect(meta(mount.path, 'report.txt')).toMatchObject({ wordCount: 4, bytes: 22 });
     expect(results(mount.path)).toEqual(['report.txt']);

@@ -1,4 +1,5 @@
-import { intSetting, errorMessage } from '../../../integ/handlers/shared/common';
+import { assertTimeToWork, intSetting, errorMessage } from '../../../integ/handlers/shared/common';
+import { Lease } from '../../../integ/handlers/shared/lease';
 import { renderTable } from '../../../integ/handlers/shared/markdown';
 import { encodeCopySource, inProgressNameReason, resultNameReason, unrepresentableKeyReason, unsafeNameReason } from '../../../integ/handlers/shared/names';
 import { keepSucceeded, mapPool } from '../../../integ/handlers/shared/pool';
@@ -157,5 +158,32 @@ describe('pool, stats, table, settings', () => {
     expect(errorMessage(Object.assign(new Error('The key does not exist'), { name: 'NoSuchKey', $metadata: {} }))).toBe('NoSuchKey: The key does not exist');
     expect(errorMessage(new Error('plain'))).toBe('plain');
     expect(errorMessage('text')).toBe('text');
+  });
+});
+
+describe('the processors\' shared deadlines and leases', () => {
+  test('assertTimeToWork: an invocation that starts with less than 21 s fails naming the timeout; 21 s or no context is fine', () => {
+    // GIVEN Lambda contexts with 20.9 s and 21 s left, and none
+    const left = (ms: number) => ({ getRemainingTimeInMillis: () => ms });
+    // WHEN / THEN
+    expect(() => assertTimeToWork('p', left(20_900))).toThrow(new Error('p: the function\'s timeout is too short: 20 s remained when this '
+      + 'invocation started, and the processor starts no work in its last 20 s (kept to finish what is in flight), which leaves it less than 1 s: '
+      + 'it would return deferred: true on every run, having done next to nothing. Set the function\'s timeout to at least 30 s (Lambda\'s default is 3 s).'));
+    expect(() => assertTimeToWork('p', left(21_000))).not.toThrow();
+    expect(() => assertTimeToWork('p', undefined)).not.toThrow();
+  });
+
+  test('a lease record stamped more than the longest lease in the future is damaged (expired); one a little ahead is not', async () => {
+    // GIVEN a lease whose own latest write the server stamped at T
+    const T = 1_700_000_000_000;
+    const lease = new Lease({ write: async () => T, remove: async () => undefined }, { owner: 'me', ttlMs: 30_000 });
+    await lease.renew();
+    // WHEN records are judged / THEN
+    expect(lease.damage(T + 3_600_001)).toBe('lease stamped more than the longest lease in the future (a clock step or a restore with times): treated as expired');
+    expect(lease.expired(T + 3_600_001)).toBe(true);
+    expect(lease.damage(T + 60_000)).toBeUndefined();
+    expect(lease.expired(T + 60_000)).toBe(false);
+    expect(lease.expired(T - 30_001)).toBe(true);
+    expect(lease.damage(T, 3_600_001)).toBe('lease promises more than the longest lease a processor may hold: treated as expired');
   });
 });

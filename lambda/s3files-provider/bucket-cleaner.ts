@@ -1,9 +1,8 @@
 import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { paginateListFileSystems, S3FilesClient } from '@aws-sdk/client-s3files';
-import { GuardDeps, parseFlag, parseSeconds } from './delete-guard';
-import { describeError, httpStatusOf, isTransient } from './errors';
-import { InvalidPropertyError, show } from './props';
-import type { IsCompleteResult, WaitLogger } from './waiter';
+import { PropertyReader, show } from './properties';
+import { IsCompleteDeps, IsCompleteResult, Poll, ResourceError, ResourceHandler, WaitLogger } from './resource-handler';
+import { describeError, httpStatusOf, isTransient } from './sdk-errors';
 import { BUCKET_CLEANER_RESOURCE_TYPE, FOREIGN_FILE_SYSTEM_GRACE_SECONDS, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
 
 /**
@@ -13,9 +12,8 @@ import { BUCKET_CLEANER_RESOURCE_TYPE, FOREIGN_FILE_SYSTEM_GRACE_SECONDS, GUARD_
  * it waits until no file system lists the bucket, empties it (every version and delete marker) and
  * deletes it, retrying while S3 still reports a file system attached. CloudFormation's delete of
  * the bucket that follows finds it gone. It never empties a bucket a file system still lists,
- * whatever its properties say.
+ * whatever its properties say. Create and Update only validate.
  */
-export const CLEANER_RESOURCE_TYPE = BUCKET_CLEANER_RESOURCE_TYPE;
 
 /** Time one poll spends deleting object versions before it hands back to the provider. */
 const EMPTY_SLICE_MS = 25_000;
@@ -27,39 +25,57 @@ export interface BucketCleanerProps {
   readonly totalTimeoutSeconds: number;
 }
 
-/** The same clients, clock and logger as the delete guard's. */
-export type CleanerDeps = GuardDeps;
-
-export class BucketCleanerError extends Error {
-  constructor(message: string) {
-    super(`${CLEANER_RESOURCE_TYPE}: ${message}`);
-    this.name = 'BucketCleanerError';
-  }
+/** The cleaner lists file systems (S3 Files) and empties and deletes the bucket (S3). */
+export interface CleanerDeps {
+  readonly client: S3FilesClient;
+  readonly s3: S3Client;
+  readonly now: () => number;
+  readonly log: WaitLogger;
 }
 
-/** Strict parse (Create/Update): bad properties fail the deployment with the property named. */
-export function parseCleanerProps(input: Record<string, unknown> | undefined): BucketCleanerProps {
-  const props = input ?? {};
-  const bucketArn = props.BucketArn;
-  if (typeof bucketArn !== 'string' || !/^arn:[\w-]+:s3:::[^/]+$/.test(bucketArn)) {
-    throw new InvalidPropertyError(`"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got ${show(bucketArn)}.`);
-  }
-  return {
-    bucketArn,
-    emptyOnDelete: parseFlag(props, 'EmptyOnDelete'),
-    totalTimeoutSeconds: parseSeconds(props, 'TotalTimeoutSeconds', GUARD_TOTAL_SECONDS),
-  };
-}
+const bucketOf = (bucketArn: string): string => bucketArn.slice(bucketArn.indexOf(':::') + 3);
 
-/** Lenient parse for Delete: unusable properties mean "delete nothing" (the bucket stays). */
-export function cleanerPropsForDelete(input: Record<string, unknown> | undefined, log: WaitLogger): BucketCleanerProps | undefined {
-  try {
-    return parseCleanerProps(input);
-  } catch (error) {
-    log.warn('Bucket cleaner with unusable properties: leaving the bucket as it is', { error: (error as Error).message });
+class BucketCleanerHandler extends ResourceHandler<BucketCleanerProps> {
+  constructor() {
+    super(BUCKET_CLEANER_RESOURCE_TYPE);
+  }
+
+  protected read(properties: PropertyReader): BucketCleanerProps {
+    const bucketArn = properties.raw('BucketArn');
+    if (typeof bucketArn !== 'string' || !/^arn:[\w-]+:s3:::[^/]+$/.test(bucketArn)) {
+      properties.fail(`"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got ${show(bucketArn)}.`);
+    }
+    return {
+      bucketArn,
+      emptyOnDelete: properties.boolean('EmptyOnDelete'),
+      totalTimeoutSeconds: properties.seconds('TotalTimeoutSeconds', GUARD_TOTAL_SECONDS),
+    };
+  }
+
+  /** The bucket's name: a replaced bucket gets Delete with the old one. */
+  protected physicalId(props: BucketCleanerProps): string {
+    return bucketOf(props.bucketArn);
+  }
+
+  protected summary(props: BucketCleanerProps | undefined): Record<string, unknown> {
+    return { bucketArn: props?.bucketArn, emptyOnDelete: props?.emptyOnDelete ?? false };
+  }
+
+  protected pollCreateOrUpdate(): undefined {
     return undefined;
   }
+
+  /** Only a Delete with DESTROY acts. */
+  protected pollDelete(props: BucketCleanerProps | undefined, deps: IsCompleteDeps, startedAt: number): Poll | undefined {
+    if (!props?.emptyOnDelete) return undefined;
+    return { work: cleanerDelete(deps, props, startedAt), timeoutSeconds: props.totalTimeoutSeconds };
+  }
 }
+
+export const BUCKET_CLEANER = new BucketCleanerHandler();
+
+const cleanerFailed = (message: string): ResourceError => BUCKET_CLEANER.error(message);
+const isCleanerFailure = (error: unknown): boolean => error instanceof ResourceError && error.resourceType === BUCKET_CLEANER_RESOURCE_TYPE;
 
 /** Deletes object versions and delete markers for up to `sliceMs`; true once the bucket is empty. */
 export async function emptyBucketSlice(
@@ -76,7 +92,7 @@ export async function emptyBucketSlice(
     const result = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
     if (result.Errors?.length) {
       const first = result.Errors[0];
-      throw new BucketCleanerError(`could not empty bucket ${bucket}: ${result.Errors.length} object versions were not deleted `
+      throw cleanerFailed(`could not empty bucket ${bucket}: ${result.Errors.length} object versions were not deleted `
         + `(first: ${first.Key} ${first.VersionId ?? ''}: ${first.Code} ${first.Message}). The bucket is kept; fix the cause and retry the stack operation.`);
     }
     deleted += objects.length;
@@ -121,11 +137,11 @@ export function isStillAttached(error: unknown): boolean {
  * keeping the bucket and what is left in it, at `totalTimeoutSeconds` or on a non-retryable error.
  */
 export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps, startedAtMs: number): Promise<IsCompleteResult> {
-  const bucket = props.bucketArn.slice(props.bucketArn.indexOf(':::') + 3);
+  const bucket = bucketOf(props.bucketArn);
   const elapsedMs = deps.now() - startedAtMs;
   const elapsed = Math.round(elapsedMs / 1000);
   const overTotal = elapsedMs >= props.totalTimeoutSeconds * 1000;
-  const giveUp = (what: string) => new BucketCleanerError(`bucket ${bucket} ${what} after ${elapsed} s (limit ${props.totalTimeoutSeconds} s). `
+  const giveUp = (what: string) => cleanerFailed(`bucket ${bucket} ${what} after ${elapsed} s (limit ${props.totalTimeoutSeconds} s). `
     + 'The bucket and whatever is still in it are kept. To finish: once no S3 Files file system lists it (aws s3files list-file-systems '
     + `--bucket ${props.bucketArn}), empty it (every object version) and delete it, then retry the stack operation.`);
   try {
@@ -133,7 +149,7 @@ export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps
     // The stack's own file systems are deleted (by their guards) before the cleaner runs: one that is
     // still not being deleted after a short grace is retained, or was made outside the stack.
     if (attached.staying.length > 0 && elapsedMs >= FOREIGN_FILE_SYSTEM_GRACE_SECONDS * 1000) {
-      throw new BucketCleanerError(`bucket ${bucket} is still used by file system ${attached.staying.join(', ')}, which is not being deleted `
+      throw cleanerFailed(`bucket ${bucket} is still used by file system ${attached.staying.join(', ')}, which is not being deleted `
         + '(a file system with RemovalPolicy.RETAIN keeps using the bucket after its stack is gone, and so does one made outside the stack). '
         + 'Nothing was emptied: the bucket and its data are kept. To finish: delete that file system (aws s3files delete-file-system) and retry, '
         + 'or retry the stack deletion keeping the bucket (aws cloudformation delete-stack --retain-resources with the bucket\'s logical id).');
@@ -163,10 +179,10 @@ export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps
     deps.log.info('Bucket emptied and deleted', { bucket, elapsedSeconds: elapsed });
     return { IsComplete: true };
   } catch (error) {
-    if (error instanceof BucketCleanerError) throw error;
+    if (isCleanerFailure(error)) throw error;
     if (isNoSuchBucket(error)) return { IsComplete: true };
     if (!isTransient(error)) {
-      throw new BucketCleanerError(`bucket ${bucket} could not be emptied and deleted: ${describeError(error)}. The bucket is kept. `
+      throw cleanerFailed(`bucket ${bucket} could not be emptied and deleted: ${describeError(error)}. The bucket is kept. `
         + 'Check the cleaner\'s policy (s3files:ListFileSystems, s3:ListBucketVersions, s3:DeleteObjectVersion, s3:DeleteBucket), then retry.');
     }
     if (overTotal) throw giveUp(`could not be reached (${describeError(error)})`);

@@ -2,8 +2,7 @@ import {
   CreateBucketCommand, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { DeleteFileSystemCommand, GetFileSystemCommand, S3FilesClient } from '@aws-sdk/client-s3files';
-import type { IsCompleteRequest, OnEventRequest, OnEventResponse } from '../../lambda/wait-for-available/request';
-import type { IsCompleteResult } from '../../lambda/wait-for-available/waiter';
+import type { IsCompleteRequest, IsCompleteResult, OnEventRequest, OnEventResponse } from '../../lambda/s3files-provider/resource-handler';
 import { MotoServer, startMotoServer } from '../servers/moto-server';
 import { atTimes, perCall, S3FilesEndpoint } from '../servers/s3files-endpoint';
 
@@ -33,10 +32,10 @@ beforeAll(async () => {
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
-  onEvent = jest.requireActual<typeof import('../../lambda/wait-for-available/on-event.lambda')>(
-    '../../lambda/wait-for-available/on-event.lambda').handler;
-  isComplete = jest.requireActual<typeof import('../../lambda/wait-for-available/is-complete.lambda')>(
-    '../../lambda/wait-for-available/is-complete.lambda').handler;
+  onEvent = jest.requireActual<typeof import('../../lambda/s3files-provider/on-event.lambda')>(
+    '../../lambda/s3files-provider/on-event.lambda').handler;
+  isComplete = jest.requireActual<typeof import('../../lambda/s3files-provider/is-complete.lambda')>(
+    '../../lambda/s3files-provider/is-complete.lambda').handler;
 });
 
 afterAll(async () => {
@@ -350,7 +349,7 @@ describe('the delete guard (Custom::S3FilesDeleteGuard) through the provider han
     const created = await onEvent(request('Create', { DeleteFileSystem: 'true' }, GUARD)).catch((e: Error) => e);
     const deleted = await drive('Delete', { DeleteFileSystem: 'sure' }, { resourceType: GUARD });
     // THEN
-    expect((created as Error).message).toMatch(/"FileSystemId" is required by Custom::S3FilesDeleteGuard/);
+    expect((created as Error).message).toBe(`${GUARD}: "FileSystemId" is required (the S3 Files file system id, e.g. fs-0123456789abcdef0), got nothing.`);
     expect(deleted).toMatchObject({ complete: true, polls: 1 });
     expect(endpoint.count()).toBe(0);
   });
@@ -417,23 +416,58 @@ describe('the test endpoint models the pending-export conflict of DeleteFileSyst
 });
 
 describe('validation of the resource properties (onEvent)', () => {
+  const W = 'Custom::S3FilesMountTargetsAvailable: ';
+  const timeoutFix = 'Set availabilityTimeout to 1-3600 s (default 1200).';
+  const countFix = 'Pass the number of mount targets the file system gets (one per Availability Zone).';
   test.each([
-    [{ ExpectedMountTargetCount: '2' }, /"FileSystemId" is required/],
-    [{ FileSystemId: '  ' }, /"FileSystemId" is required/],
-    [{ FileSystemId: FS, ExpectedMountTargetCount: '1.5' }, /"ExpectedMountTargetCount" must be a whole number.*"1.5"/],
-    [{ FileSystemId: FS, ExpectedMountTargetCount: '0' }, /"ExpectedMountTargetCount" must be between 1 and 1000, got "0"/],
-    [{ FileSystemId: FS, TimeoutSeconds: 'abc' }, /"TimeoutSeconds" must be a whole number.*"abc".*availabilityTimeout/],
-    [{ FileSystemId: FS, TimeoutSeconds: '3601' }, /"TimeoutSeconds" must be between 1 and 3600/],
-    [{ FileSystemId: FS, AccessPointIds: 'fsap-1' }, /"AccessPointIds" must be a list/],
-    [{ FileSystemId: FS, AccessPointIds: ['fsap-1', ''] }, /"AccessPointIds" must contain only non-empty/],
-    [{ FileSystemId: FS, VerifyBucketVersioning: 'yes' }, /"VerifyBucketVersioning" must be "true" or "false", got "yes"/],
-    [{ FileSystemId: FS, VerifyBucketVersioning: 'true' }, /"BucketName" is missing/],
-    [{ FileSystemId: FS, BucketName: 42 }, /"BucketName" must be a bucket name string/],
-  ])('rejects %j', async (props, message) => {
+    [WAITER, { ExpectedMountTargetCount: '2' },
+      `${W}"FileSystemId" is required (the S3 Files file system id, e.g. fs-0123456789abcdef0), got nothing.`],
+    [WAITER, { FileSystemId: '  ' }, `${W}"FileSystemId" is required (the S3 Files file system id, e.g. fs-0123456789abcdef0), got "  ".`],
+    [WAITER, { FileSystemId: FS, ExpectedMountTargetCount: '1.5' },
+      `${W}"ExpectedMountTargetCount" must be a whole number between 1 and 1000, got "1.5". ${countFix}`],
+    [WAITER, { FileSystemId: FS, ExpectedMountTargetCount: '0' },
+      `${W}"ExpectedMountTargetCount" must be a whole number between 1 and 1000, got "0". ${countFix}`],
+    [WAITER, { FileSystemId: FS, TimeoutSeconds: 'abc' }, `${W}"TimeoutSeconds" must be a whole number between 1 and 3600, got "abc". ${timeoutFix}`],
+    [WAITER, { FileSystemId: FS, TimeoutSeconds: '3601' }, `${W}"TimeoutSeconds" must be a whole number between 1 and 3600, got "3601". ${timeoutFix}`],
+    [WAITER, { FileSystemId: FS, AccessPointIds: 'fsap-1' }, `${W}"AccessPointIds" must be a list of access point ids, got "fsap-1".`],
+    [WAITER, { FileSystemId: FS, AccessPointIds: ['fsap-1', ''] },
+      `${W}"AccessPointIds" must contain only non-empty access point ids, got ["fsap-1",""].`],
+    [WAITER, { FileSystemId: FS, VerifyBucketVersioning: 'yes' }, `${W}"VerifyBucketVersioning" must be "true" or "false", got "yes".`],
+    [WAITER, { FileSystemId: FS, VerifyBucketVersioning: 'true' },
+      `${W}"VerifyBucketVersioning" is "true" but "BucketName" is missing: pass the bucket name to check.`],
+    [WAITER, { FileSystemId: FS, BucketName: 42 }, `${W}"BucketName" must be a bucket name string, got 42.`],
+    // Each resource type's errors carry its own type, never the waiter's.
+    [GUARD, { DeleteFileSystem: 'true' },
+      `${GUARD}: "FileSystemId" is required (the S3 Files file system id, e.g. fs-0123456789abcdef0), got nothing.`],
+    [GUARD, { FileSystemId: FS, DeleteFileSystem: 'yes' }, `${GUARD}: "DeleteFileSystem" must be "true" or "false", got "yes".`],
+    [GUARD, { FileSystemId: FS, DeleteTimeoutSeconds: '0' }, `${GUARD}: "DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got "0".`],
+    [GUARD, { FileSystemId: FS, FileSystemLogicalId: 'Files/Resource' },
+      `${GUARD}: "FileSystemLogicalId" must be a CloudFormation logical id (letters and digits), got "Files/Resource".`],
+    [CLEANER, {}, `${CLEANER}: "BucketArn" must be a bucket ARN (arn:aws:s3:::name), got nothing.`],
+    [CLEANER, { BucketArn: 'arn:aws:s3:::b', EmptyOnDelete: 'yes' }, `${CLEANER}: "EmptyOnDelete" must be "true" or "false", got "yes".`],
+    [CLEANER, { BucketArn: 'arn:aws:s3:::b', TotalTimeoutSeconds: '7200' },
+      `${CLEANER}: "TotalTimeoutSeconds" must be a whole number between 1 and 3600, got "7200".`],
+  ])('%s rejects %j with the whole message, labelled with its own type', async (resourceType, props, message) => {
     // GIVEN bad properties
     // WHEN onEvent runs a Create
-    // THEN it fails with a message naming the property
-    await expect(onEvent(request('Create', props))).rejects.toThrow(message);
+    const error = await onEvent(request('Create', props, resourceType)).catch((e: Error) => e);
+    // THEN it fails with one message naming the resource type, the property, the value and the fix
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe(message);
+    expect(endpoint.count()).toBe(0);
+  });
+
+  test('an unknown ResourceType is an error in onEvent and in isComplete, never taken for the waiter', async () => {
+    // GIVEN a resource type this provider does not serve, with properties the waiter would accept
+    const req = request('Create', { FileSystemId: FS }, 'Custom::S3FilesSomethingElse');
+    // WHEN onEvent and isComplete run
+    const onEventError = await onEvent(req).catch((e: Error) => e);
+    const isCompleteError = await isComplete({ ...req, Data: { StartedAt: String(Date.now()) } }).catch((e: Error) => e);
+    // THEN both refuse it, naming the type and the ones served
+    const message = 'Unsupported resource type "Custom::S3FilesSomethingElse": this provider serves '
+      + 'Custom::S3FilesMountTargetsAvailable, Custom::S3FilesDeleteGuard, Custom::S3FilesBucketCleaner.';
+    expect((onEventError as Error).message).toBe(message);
+    expect((isCompleteError as Error).message).toBe(message);
     expect(endpoint.count()).toBe(0);
   });
 
@@ -441,14 +475,14 @@ describe('validation of the resource properties (onEvent)', () => {
     // GIVEN a request type CloudFormation never sends
     const req = { ...request('Create', { FileSystemId: FS }), RequestType: 'Replace' } as unknown as OnEventRequest;
     // WHEN / THEN
-    await expect(onEvent(req)).rejects.toThrow(/Unsupported RequestType "Replace"/);
+    await expect(onEvent(req)).rejects.toThrow('Custom::S3FilesMountTargetsAvailable: unsupported RequestType "Replace" (expected Create, Update or Delete).');
   });
 
   test('isComplete refuses an event without Data.StartedAt', async () => {
     // GIVEN an isComplete event that did not come through onEvent
-    const req: IsCompleteRequest = { ...request('Create', { FileSystemId: FS }), Data: {} };
-    // WHEN / THEN
-    await expect(isComplete(req)).rejects.toThrow(/Data.StartedAt/);
+    const req: IsCompleteRequest = { ...request('Create', { FileSystemId: FS }, GUARD), Data: {} };
+    // WHEN / THEN the message carries the request's own resource type
+    await expect(isComplete(req)).rejects.toThrow(`${GUARD}: isComplete needs Data.StartedAt (epoch ms) from onEvent, got nothing.`);
   });
 });
 

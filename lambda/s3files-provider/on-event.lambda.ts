@@ -1,9 +1,9 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { BOUNDED_CLIENT_CONFIG } from './clients';
+import { handleOnEvent } from './dispatch';
 import { log, logger } from './log';
-import { handleOnEvent } from './on-event';
-import type { OnEventRequest, OnEventResponse } from './request';
+import type { OnEventRequest, OnEventResponse } from './resource-handler';
 
 // Created once per container. Region, credentials and endpoint (AWS_ENDPOINT_URL_S3) come from
 // the environment; the call is bounded well inside the function's 60 s.

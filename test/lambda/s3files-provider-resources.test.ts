@@ -5,15 +5,15 @@ import {
 import { DeleteFileSystemCommand, GetFileSystemCommand, ListMountTargetsCommand, S3FilesClient } from '@aws-sdk/client-s3files';
 import { mockClient } from 'aws-sdk-client-mock';
 import {
-  cleanerDelete, emptyBucketSlice, isStillAttached, parseCleanerProps,
-} from '../../lambda/wait-for-available/bucket-cleaner';
-import { BOUNDED_CLIENT_CONFIG } from '../../lambda/wait-for-available/clients';
-import { guardDelete, guardPropsForDelete, isPendingExport, parseGuardProps, parseRetainedFileSystems } from '../../lambda/wait-for-available/delete-guard';
-import { describeError, isTransient } from '../../lambda/wait-for-available/errors';
-import { handleIsComplete } from '../../lambda/wait-for-available/is-complete';
-import { parseProps, parseStartedAt } from '../../lambda/wait-for-available/props';
-import { verifyBucketVersioning } from '../../lambda/wait-for-available/versioning';
-import { checkAvailability, evaluate, WaitLogger } from '../../lambda/wait-for-available/waiter';
+  BUCKET_CLEANER, cleanerDelete, emptyBucketSlice, isStillAttached,
+} from '../../lambda/s3files-provider/bucket-cleaner';
+import { BOUNDED_CLIENT_CONFIG } from '../../lambda/s3files-provider/clients';
+import { DELETE_GUARD, guardDelete, isPendingExport, parseRetainedFileSystems } from '../../lambda/s3files-provider/delete-guard';
+import { handleIsComplete } from '../../lambda/s3files-provider/dispatch';
+import type { WaitLogger } from '../../lambda/s3files-provider/resource-handler';
+import { describeError, isTransient } from '../../lambda/s3files-provider/sdk-errors';
+import { verifyBucketVersioning } from '../../lambda/s3files-provider/versioning';
+import { checkAvailability, evaluate, WAITER } from '../../lambda/s3files-provider/waiter';
 import { freePort, MotoServer, startMotoServer } from '../servers/moto-server';
 import { S3AttachedProxy } from '../servers/s3-attached-proxy';
 import { perCall, S3FilesEndpoint } from '../servers/s3files-endpoint';
@@ -21,6 +21,8 @@ import { perCall, S3FilesEndpoint } from '../servers/s3files-endpoint';
 // The pure functions with an injected clock and a recording logger, against the real SDK and the
 // local endpoint; aws-sdk-client-mock only for errors the endpoint cannot produce (403s).
 
+const GUARD = 'Custom::S3FilesDeleteGuard: ';
+const CLEANER = 'Custom::S3FilesBucketCleaner: ';
 const FS = 'fs-0123456789abcdef0';
 const T0 = 1_700_000_000_000;
 const creds = { accessKeyId: 'test', secretAccessKey: 'test' };
@@ -60,7 +62,7 @@ function deps(nowMs: number, c: S3FilesClient = client) {
 }
 
 describe('checkAvailability with an injected clock', () => {
-  const props = parseProps({ FileSystemId: FS, ExpectedMountTargetCount: '2', AccessPointIds: ['fsap-late'], TimeoutSeconds: '600' });
+  const props = WAITER.parse({ FileSystemId: FS, ExpectedMountTargetCount: '2', AccessPointIds: ['fsap-late'], TimeoutSeconds: '600' });
 
   test('is not complete before the timeout and fails right at it, naming missing mount targets and access points', async () => {
     // GIVEN one of two mount targets, creating, and an access point not visible yet (404)
@@ -80,7 +82,7 @@ describe('checkAvailability with an injected clock', () => {
     endpoint.setMountTargets(FS, [{ id: 'fsmt-a', timeline: perCall('misconfigured') }]);
     const d = deps(T0);
     // WHEN polled
-    const r = await checkAvailability(d, parseProps({ FileSystemId: FS }), T0);
+    const r = await checkAvailability(d, WAITER.parse({ FileSystemId: FS }), T0);
     // THEN it keeps waiting and says why
     expect(r.IsComplete).toBe(false);
     expect(d.log.lines).toContainEqual(expect.objectContaining({
@@ -94,7 +96,7 @@ describe('checkAvailability with an injected clock', () => {
     endpoint.injectFaults({ operation: 'ListMountTargets', status: 429, count: 3 });
     const d = deps(T0);
     // WHEN polled
-    const r = await checkAvailability(d, parseProps({ FileSystemId: FS }), T0);
+    const r = await checkAvailability(d, WAITER.parse({ FileSystemId: FS }), T0);
     // THEN not complete, with a warning naming the exception
     expect(r.IsComplete).toBe(false);
     expect(d.log.lines).toContainEqual(expect.objectContaining({
@@ -106,7 +108,7 @@ describe('checkAvailability with an injected clock', () => {
     // GIVEN a poll that fails with 500s, past the timeout
     endpoint.injectFaults({ status: 500, count: 3 });
     // WHEN polled
-    const p = checkAvailability(deps(T0 + 2_000_000), parseProps({ FileSystemId: FS }), T0);
+    const p = checkAvailability(deps(T0 + 2_000_000), WAITER.parse({ FileSystemId: FS }), T0);
     // THEN the failure names the error
     await expect(p).rejects.toThrow(/timed out after 1200 s .*last poll failed with InternalServerException \(HTTP 500\)/);
   });
@@ -116,7 +118,7 @@ describe('checkAvailability with an injected clock', () => {
     const port = await freePort();
     const dead = new S3FilesClient({ region: 'us-east-1', endpoint: `http://127.0.0.1:${port}`, credentials: creds, maxAttempts: 1 });
     // WHEN polled
-    const r = await checkAvailability(deps(T0, dead), parseProps({ FileSystemId: FS }), T0);
+    const r = await checkAvailability(deps(T0, dead), WAITER.parse({ FileSystemId: FS }), T0);
     // THEN it keeps waiting
     expect(r.IsComplete).toBe(false);
     dead.destroy();
@@ -130,7 +132,7 @@ describe('checkAvailability with an injected clock', () => {
       name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 },
     }));
     // WHEN polled
-    const p = checkAvailability(deps(T0, denied), parseProps({ FileSystemId: FS }), T0);
+    const p = checkAvailability(deps(T0, denied), WAITER.parse({ FileSystemId: FS }), T0);
     // THEN the message names the error and the permission to check
     await expect(p).rejects.toThrow(/could not read the state of file system .*AccessDeniedException \(HTTP 403\).*s3files:ListMountTargets/);
     mock.restore();
@@ -155,7 +157,7 @@ describe('evaluate', () => {
 });
 
 describe('guardDelete (delete guard) with an injected clock', () => {
-  const props = parseGuardProps({ FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '300' });
+  const props = DELETE_GUARD.parse({ FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '300' });
 
   test('retries while DeleteFileSystem answers pending export, never with forceDelete, and is done once the file system is gone', async () => {
     // GIVEN a file system whose first two deletions are refused with the pending-export 409
@@ -202,7 +204,7 @@ describe('guardDelete (delete guard) with an injected clock', () => {
 
   test('a deletion under way (deleting, no export pending) is waited for up to the whole Delete, not only the export bound', async () => {
     // GIVEN export bound 300 s, whole Delete 600 s, and a file system that stays deleting
-    const bounded = parseGuardProps({ FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '300', TotalTimeoutSeconds: '600' });
+    const bounded = DELETE_GUARD.parse({ FileSystemId: FS, DeleteFileSystem: 'true', DeleteTimeoutSeconds: '300', TotalTimeoutSeconds: '600' });
     endpoint.setFileSystem(FS, perCall('deleting'));
     // WHEN polled past the export bound / THEN it keeps waiting
     expect((await guardDelete(deps(T0 + 400_000), bounded, T0)).IsComplete).toBe(false);
@@ -296,33 +298,35 @@ describe('guardDelete (delete guard) with an injected clock', () => {
   });
 
   test.each([
-    [{ DeleteFileSystem: 'true' }, /"FileSystemId" is required/],
-    [{ FileSystemId: FS, DeleteFileSystem: 'yes' }, /"DeleteFileSystem" must be "true" or "false", got "yes"/],
-    [{ FileSystemId: FS, DeleteTimeoutSeconds: '0' }, /"DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got "0"/],
-    [{ FileSystemId: FS, TotalTimeoutSeconds: '7200' }, /"TotalTimeoutSeconds" must be a whole number between 1 and 3600, got "7200"/],
-    [{ FileSystemId: FS, DeleteTimeoutSeconds: 'soon' }, /"DeleteTimeoutSeconds" must be a whole number/],
-    [{ FileSystemId: FS, FileSystemLogicalId: 'Files/Resource' }, /"FileSystemLogicalId" must be a CloudFormation logical id, got "Files\/Resource"/],
-  ])('parseGuardProps rejects %j', (input, message) => {
-    // GIVEN bad guard properties / WHEN parsed / THEN the property is named
-    expect(() => parseGuardProps(input)).toThrow(message);
+    [{ DeleteFileSystem: 'true' }, `${GUARD}"FileSystemId" is required (the S3 Files file system id, e.g. fs-0123456789abcdef0), got nothing.`],
+    [{ FileSystemId: FS, DeleteFileSystem: 'yes' }, `${GUARD}"DeleteFileSystem" must be "true" or "false", got "yes".`],
+    [{ FileSystemId: FS, DeleteTimeoutSeconds: '0' }, `${GUARD}"DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got "0".`],
+    [{ FileSystemId: FS, TotalTimeoutSeconds: '7200' }, `${GUARD}"TotalTimeoutSeconds" must be a whole number between 1 and 3600, got "7200".`],
+    [{ FileSystemId: FS, DeleteTimeoutSeconds: 'soon' }, `${GUARD}"DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got "soon".`],
+    [{ FileSystemId: FS, DeleteTimeoutSeconds: true }, `${GUARD}"DeleteTimeoutSeconds" must be a whole number between 1 and 3600, got true.`],
+    [{ FileSystemId: FS, FileSystemLogicalId: 'Files/Resource' },
+      `${GUARD}"FileSystemLogicalId" must be a CloudFormation logical id (letters and digits), got "Files/Resource".`],
+  ])('the guard rejects %j with the whole message, under its own type', (input, message) => {
+    // GIVEN bad guard properties / WHEN parsed / THEN the resource type, the property, the value and the fix are named
+    expect(() => DELETE_GUARD.parse(input)).toThrow(new Error(message));
   });
 
   test('defaults: no deletion, 1800 s for exports, 3300 s in all; the bucket properties of older versions are ignored; lenient on Delete', () => {
     // GIVEN minimal and broken properties
     const log = recordingLogger();
     // THEN
-    expect(parseGuardProps({ FileSystemId: FS })).toEqual({
+    expect(DELETE_GUARD.parse({ FileSystemId: FS })).toEqual({
       fileSystemId: FS, deleteFileSystem: false, deleteTimeoutSeconds: 1800, totalTimeoutSeconds: 3300,
     });
-    expect(parseGuardProps({ FileSystemId: FS, BucketArn: 'arn:aws:s3:::b', EmptyBucket: 'true' })).toEqual(parseGuardProps({ FileSystemId: FS }));
-    expect(guardPropsForDelete({ DeleteFileSystem: 'maybe' }, log)).toBeUndefined();
+    expect(DELETE_GUARD.parse({ FileSystemId: FS, BucketArn: 'arn:aws:s3:::b', EmptyBucket: 'true' })).toEqual(DELETE_GUARD.parse({ FileSystemId: FS }));
+    expect(DELETE_GUARD.parseForDelete({ DeleteFileSystem: 'maybe' }, log)).toBeUndefined();
     expect(log.lines[0]).toMatchObject({ level: 'warn' });
   });
 });
 
 describe('the delete guard never touches the bucket; the bucket cleaner empties and deletes it only when no file system lists it (moto S3)', () => {
   const BUCKET = 'guarded-bucket';
-  const cleaner = parseCleanerProps({ BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyOnDelete: 'true', TotalTimeoutSeconds: '600' });
+  const cleaner = BUCKET_CLEANER.parse({ BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyOnDelete: 'true', TotalTimeoutSeconds: '600' });
   let proxy: S3AttachedProxy;
   let viaProxy: S3Client;
 
@@ -363,7 +367,7 @@ describe('the delete guard never touches the bucket; the bucket cleaner empties 
     await seed(3);
     endpoint.setFileSystem(FS, perCall('available'), `arn:aws:s3:::${BUCKET}`);
     endpoint.setDetachment(FS, perCall('detached'));
-    const old = parseGuardProps({ FileSystemId: FS, DeleteFileSystem: 'true', BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyBucket: 'true', TotalTimeoutSeconds: '600' });
+    const old = DELETE_GUARD.parse({ FileSystemId: FS, DeleteFileSystem: 'true', BucketArn: `arn:aws:s3:::${BUCKET}`, EmptyBucket: 'true', TotalTimeoutSeconds: '600' });
     // WHEN the old guard's Delete runs to the end
     const results: boolean[] = [];
     for (let i = 0; i < 6 && !results.at(-1); i++) results.push((await guardDelete(deps(T0 + i * 10_000), old, T0)).IsComplete);
@@ -431,11 +435,13 @@ describe('the delete guard never touches the bucket; the bucket cleaner empties 
   });
 
   test.each([
-    [{}, /"BucketArn" must be a bucket ARN/],
-    [{ BucketArn: 'arn:aws:s3:::b', EmptyOnDelete: 'yes' }, /"EmptyOnDelete" must be "true" or "false", got "yes"/],
-    [{ BucketArn: 'arn:aws:s3:::b', TotalTimeoutSeconds: '0' }, /"TotalTimeoutSeconds" must be a whole number between 1 and 3600/],
-  ])('parseCleanerProps rejects %j', (input, message) => {
-    expect(() => parseCleanerProps(input)).toThrow(message);
+    [{}, `${CLEANER}"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got nothing.`],
+    [{ BucketArn: 'arn:aws:s3:::b/key' }, `${CLEANER}"BucketArn" must be a bucket ARN (arn:aws:s3:::name), got "arn:aws:s3:::b/key".`],
+    [{ BucketArn: 'arn:aws:s3:::b', EmptyOnDelete: 'yes' }, `${CLEANER}"EmptyOnDelete" must be "true" or "false", got "yes".`],
+    [{ BucketArn: 'arn:aws:s3:::b', TotalTimeoutSeconds: '0' }, `${CLEANER}"TotalTimeoutSeconds" must be a whole number between 1 and 3600, got "0".`],
+  ])('the cleaner rejects %j with the whole message, under its own type', (input, message) => {
+    // GIVEN bad cleaner properties / WHEN parsed / THEN its own type labels the error, never the waiter's
+    expect(() => BUCKET_CLEANER.parse(input)).toThrow(new Error(message));
   });
 
   test('a large bucket is emptied over several polls, each within its slice', async () => {
@@ -456,7 +462,7 @@ describe('stalled calls never outlive a poll', () => {
     // GIVEN a client with the handlers' settings and an endpoint that holds ListMountTargets for 30 s
     const bounded = new S3FilesClient({ ...BOUNDED_CLIENT_CONFIG, region: 'us-east-1', endpoint: endpoint.url, credentials: creds });
     endpoint.injectFaults({ operation: 'ListMountTargets', status: 'stall', stallMs: 30_000, count: 2 });
-    const props = parseProps({ FileSystemId: FS, ExpectedMountTargetCount: '1', TimeoutSeconds: '600' });
+    const props = WAITER.parse({ FileSystemId: FS, ExpectedMountTargetCount: '1', TimeoutSeconds: '600' });
     const d = deps(T0, bounded);
     // WHEN one poll runs
     const started = Date.now();
@@ -504,11 +510,15 @@ describe('verifyBucketVersioning narrow error path', () => {
 describe('small parsers', () => {
   test('accept JS numbers and booleans, and drop duplicate access point ids', () => {
     // GIVEN a direct invocation with native types
-    const p = parseProps({ FileSystemId: FS, ExpectedMountTargetCount: 3, VerifyBucketVersioning: true, BucketName: 'b', AccessPointIds: ['a', 'a', 'b'] });
+    const p = WAITER.parse({ FileSystemId: FS, ExpectedMountTargetCount: 3, VerifyBucketVersioning: true, BucketName: 'b', AccessPointIds: ['a', 'a', 'b'] });
     // THEN they are accepted
     expect(p).toMatchObject({ expectedMountTargetCount: 3, verifyBucketVersioning: true, accessPointIds: ['a', 'b'], timeoutSeconds: 1200 });
-    expect(parseStartedAt({ StartedAt: T0 })).toBe(T0);
-    expect(() => parseStartedAt(undefined)).toThrow(/Data.StartedAt/);
+  });
+
+  test('isComplete accepts a numeric StartedAt', async () => {
+    // GIVEN a waiter Delete whose StartedAt is a JS number / WHEN polled / THEN it is complete at once
+    const request = { RequestType: 'Delete' as const, ResourceType: 'Custom::S3FilesMountTargetsAvailable', ResourceProperties: {}, Data: { StartedAt: T0 } };
+    await expect(handleIsComplete(request, deps(T0))).resolves.toEqual({ IsComplete: true });
   });
 
   test('errors: network codes are transient, and non-objects are described', () => {

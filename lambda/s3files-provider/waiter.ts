@@ -3,13 +3,28 @@ import {
   paginateListMountTargets,
   S3FilesClient,
 } from '@aws-sdk/client-s3files';
-import { describeError, isNotFound, isTransient } from './errors';
-import { RESOURCE_TYPE, WaitForAvailableProps } from './props';
+import type { PropertyReader } from './properties';
+import {
+  IsCompleteDeps, IsCompleteResult, OnEventDeps, Poll, ResourceError, ResourceHandler, WaitLogger,
+} from './resource-handler';
+import { describeError, isNotFound, isTransient } from './sdk-errors';
+import { verifyBucketVersioning } from './versioning';
+import {
+  CUSTOM_RESOURCE_MAX_SECONDS, DEFAULT_AVAILABILITY_TIMEOUT_SECONDS, WAITER_RESOURCE_TYPE,
+} from '../../src/private/custom-resource-contract';
 
-/** The logging surface the waiter needs (Powertools' Logger satisfies it). */
-export interface WaitLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
+/**
+ * `Custom::S3FilesMountTargetsAvailable`: Create/Update wait until the file system's mount targets
+ * and the listed access points are `available` (and, for an imported bucket, check its versioning
+ * first). Delete has nothing to wait for: the delete guard protects unexported writes.
+ */
+export interface WaitForAvailableProps {
+  readonly fileSystemId: string;
+  readonly expectedMountTargetCount: number;
+  readonly accessPointIds: string[];
+  readonly timeoutSeconds: number;
+  readonly verifyBucketVersioning: boolean;
+  readonly bucketName?: string;
 }
 
 export interface WaiterDeps {
@@ -19,9 +34,74 @@ export interface WaiterDeps {
   readonly log: WaitLogger;
 }
 
-export interface IsCompleteResult {
-  readonly IsComplete: boolean;
+const FILE_SYSTEM_ID = 'the S3 Files file system id, e.g. fs-0123456789abcdef0';
+
+/** The file system id every resource of the provider names the same way. */
+export function readFileSystemId(properties: PropertyReader): string {
+  return properties.requiredString('FileSystemId', FILE_SYSTEM_ID);
 }
+
+class WaiterHandler extends ResourceHandler<WaitForAvailableProps> {
+  constructor() {
+    super(WAITER_RESOURCE_TYPE);
+  }
+
+  protected read(properties: PropertyReader): WaitForAvailableProps {
+    const fileSystemId = readFileSystemId(properties);
+    const verify = properties.boolean('VerifyBucketVersioning');
+    const bucketName = properties.optionalString('BucketName', 'a bucket name');
+    if (verify && !bucketName) {
+      properties.fail('"VerifyBucketVersioning" is "true" but "BucketName" is missing: pass the bucket name to check.');
+    }
+    return {
+      fileSystemId,
+      expectedMountTargetCount: properties.integer('ExpectedMountTargetCount', {
+        fallback: 1, min: 1, max: 1000, fix: 'Pass the number of mount targets the file system gets (one per Availability Zone).',
+      }),
+      accessPointIds: properties.idList('AccessPointIds', 'access point ids'),
+      timeoutSeconds: properties.integer('TimeoutSeconds', {
+        fallback: DEFAULT_AVAILABILITY_TIMEOUT_SECONDS,
+        min: 1,
+        max: CUSTOM_RESOURCE_MAX_SECONDS,
+        fix: `Set availabilityTimeout to 1-${CUSTOM_RESOURCE_MAX_SECONDS} s (default ${DEFAULT_AVAILABILITY_TIMEOUT_SECONDS}).`,
+      }),
+      verifyBucketVersioning: verify,
+      bucketName,
+    };
+  }
+
+  protected physicalId(props: WaitForAvailableProps): string {
+    return props.fileSystemId;
+  }
+
+  protected summary(props: WaitForAvailableProps | undefined): Record<string, unknown> {
+    return {
+      fileSystemId: props?.fileSystemId,
+      expectedMountTargetCount: props?.expectedMountTargetCount,
+      accessPointIds: props?.accessPointIds,
+      timeoutSeconds: props?.timeoutSeconds,
+    };
+  }
+
+  protected async beforePolls(props: WaitForAvailableProps, deps: OnEventDeps): Promise<void> {
+    if (!props.verifyBucketVersioning || !props.bucketName) return;
+    await verifyBucketVersioning(deps.s3, props.bucketName);
+    deps.log.info('Bucket versioning is enabled', { bucketName: props.bucketName });
+  }
+
+  protected pollCreateOrUpdate(props: WaitForAvailableProps, deps: IsCompleteDeps, startedAt: number): Poll {
+    return { work: checkAvailability(deps, props, startedAt), timeoutSeconds: props.timeoutSeconds };
+  }
+
+  protected pollDelete(): undefined {
+    return undefined;
+  }
+}
+
+export const WAITER = new WaiterHandler();
+
+/** Fails the deployment: the message is what CloudFormation shows the user. */
+const waitFailed = (message: string): ResourceError => WAITER.error(message);
 
 export type ResourceKind = 'mount target' | 'access point';
 
@@ -43,14 +123,6 @@ const KNOWN_STATUSES = new Set(['creating', 'available', 'updating', 'deleting',
 /** Mount targets on their way out do not count towards the expected number. */
 const LEAVING = new Set(['deleting', 'deleted']);
 const PAGE_SIZE = 100;
-
-/** Fails the deployment: the message is what CloudFormation shows the user. */
-export class WaitFailedError extends Error {
-  constructor(message: string) {
-    super(`${RESOURCE_TYPE}: ${message}`);
-    this.name = 'WaitFailedError';
-  }
-}
 
 function describeState(s: ResourceState): string {
   return `${s.kind} ${s.id} (${s.status}${s.statusMessage ? `: ${s.statusMessage}` : ''})`;
@@ -118,12 +190,12 @@ export async function checkAvailability(
     snapshot = await observe(deps.client, props);
   } catch (error) {
     if (!isTransient(error)) {
-      throw new WaitFailedError(`could not read the state of file system ${fs}: ${describeError(error)}. `
+      throw waitFailed(`could not read the state of file system ${fs}: ${describeError(error)}. `
         + 'Check that the file system exists and the waiter role may call s3files:ListMountTargets and s3files:GetAccessPoint.');
     }
     deps.log.warn('Transient error while polling; will retry on the next poll', { fileSystemId: fs, error: describeError(error) });
     if (timedOut) {
-      throw new WaitFailedError(`timed out after ${props.timeoutSeconds} s waiting for file system ${fs}; `
+      throw waitFailed(`timed out after ${props.timeoutSeconds} s waiting for file system ${fs}; `
         + `the last poll failed with ${describeError(error)}. Raise availabilityTimeout or retry the deployment.`);
     }
     return { IsComplete: false };
@@ -131,7 +203,7 @@ export async function checkAvailability(
 
   const verdict = evaluate(snapshot, props.expectedMountTargetCount);
   if (verdict.failed.length > 0) {
-    throw new WaitFailedError(`file system ${fs}: ${verdict.failed.map(describeState).join('; ')} reported status "error". `
+    throw waitFailed(`file system ${fs}: ${verdict.failed.map(describeState).join('; ')} reported status "error". `
       + 'Fix the cause shown (subnet, security group, quota) and redeploy.');
   }
   for (const s of verdict.unknown) {
@@ -151,7 +223,7 @@ export async function checkAvailability(
     const missing = verdict.activeMountTargets < props.expectedMountTargetCount
       ? `only ${verdict.activeMountTargets} of ${props.expectedMountTargetCount} expected mount targets exist; ` : '';
     const notReady = verdict.pending.length > 0 ? `still not available: ${verdict.pending.map(describeState).join('; ')}` : '';
-    throw new WaitFailedError(`timed out after ${props.timeoutSeconds} s waiting for file system ${fs}: ${missing}${notReady}. `
+    throw waitFailed(`timed out after ${props.timeoutSeconds} s waiting for file system ${fs}: ${missing}${notReady}. `
       + 'Mount targets usually take 3-5 minutes; raise availabilityTimeout or check the resources in the S3 console.');
   }
   deps.log.info('Waiting for mount targets and access points', summary);

@@ -1,26 +1,27 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import {
   DeleteFileSystemCommand, GetFileSystemCommand, paginateListAccessPoints, paginateListMountTargets,
   S3FilesClient,
 } from '@aws-sdk/client-s3files';
-import { describeError, isNotFound, isTransient } from './errors';
-import { InvalidPropertyError, MAX_TIMEOUT_SECONDS, show } from './props';
-import type { IsCompleteResult, WaitLogger } from './waiter';
-import { DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
+import { PropertyReader, show } from './properties';
+import { IsCompleteDeps, IsCompleteResult, Poll, ResourceHandler, WaitLogger } from './resource-handler';
+import { describeError, isNotFound, isTransient } from './sdk-errors';
+import { readFileSystemId } from './waiter';
+import {
+  DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
+} from '../../src/private/custom-resource-contract';
 export { RETAINED_FILE_SYSTEMS_ENV } from '../../src/private/custom-resource-contract';
 
 /**
  * `Custom::S3FilesDeleteGuard`: sits between a file system and everything that uses it (mount
  * targets, access points, policy). On deletion it runs after those are gone and, for
  * RemovalPolicy.DESTROY, deletes the file system itself without forceDelete, retrying while the
- * service refuses because writes are still pending export to S3. Properties of older versions
- * (`BucketArn`, `EmptyBucket`) are ignored: it never empties a bucket.
+ * service refuses because writes are still pending export to S3. Create and Update only validate.
+ * Properties of older versions (`BucketArn`, `EmptyBucket`) are ignored: it never empties a bucket.
  */
-export const GUARD_RESOURCE_TYPE = DELETE_GUARD_RESOURCE_TYPE;
 
 /** Default bound on the export wait: thirty export cycles of ~60 s. */
 export const DEFAULT_GUARD_TIMEOUT_SECONDS = DELETE_TIMEOUT_SECONDS;
-/** Default bound on the whole Delete (export wait, detachment, emptying): inside CloudFormation's hour. */
+/** Default bound on the whole Delete (export wait, detachment): inside CloudFormation's hour. */
 export const DEFAULT_GUARD_TOTAL_SECONDS = GUARD_TOTAL_SECONDS;
 /**
  * Mount targets or access points that are not being deleted block the deletion. The stack deletes
@@ -42,75 +43,60 @@ export interface DeleteGuardProps {
   readonly totalTimeoutSeconds: number;
 }
 
+/** The guard only talks to S3 Files. */
 export interface GuardDeps {
   readonly client: S3FilesClient;
-  readonly s3: S3Client;
   readonly now: () => number;
   readonly log: WaitLogger;
 }
 
-/** Fails the stack deletion; the message is what CloudFormation shows. */
-export class DeleteGuardError extends Error {
-  constructor(message: string) {
-    super(`${GUARD_RESOURCE_TYPE}: ${message}`);
-    this.name = 'DeleteGuardError';
+class DeleteGuardHandler extends ResourceHandler<DeleteGuardProps> {
+  constructor() {
+    super(DELETE_GUARD_RESOURCE_TYPE);
   }
-}
 
-/** A whole number of seconds, 1 to CloudFormation's hour; `fallback` when absent. Shared by the guard and the bucket cleaner. */
-export function parseSeconds(props: Record<string, unknown>, name: string, fallback: number): number {
-  const raw = props[name];
-  if (raw === undefined || raw === '') return fallback;
-  const text = String(raw).trim();
-  const value = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_SECONDS) {
-    throw new InvalidPropertyError(`"${name}" must be a whole number between 1 and ${MAX_TIMEOUT_SECONDS}, got ${show(raw)}.`);
+  protected read(properties: PropertyReader): DeleteGuardProps {
+    const fileSystemId = readFileSystemId(properties);
+    const logicalId = properties.raw('FileSystemLogicalId');
+    if (logicalId !== undefined && (typeof logicalId !== 'string' || !/^[A-Za-z0-9]{1,255}$/.test(logicalId))) {
+      properties.fail(`"FileSystemLogicalId" must be a CloudFormation logical id (letters and digits), got ${show(logicalId)}.`);
+    }
+    return {
+      fileSystemId,
+      deleteFileSystem: properties.boolean('DeleteFileSystem'),
+      fileSystemLogicalId: logicalId,
+      deleteTimeoutSeconds: properties.seconds('DeleteTimeoutSeconds', DEFAULT_GUARD_TIMEOUT_SECONDS),
+      totalTimeoutSeconds: properties.seconds('TotalTimeoutSeconds', DEFAULT_GUARD_TOTAL_SECONDS),
+    };
   }
-  return value;
-}
 
-/** "true" or "false" (absent: false). Shared by the guard and the bucket cleaner. */
-export function parseFlag(props: Record<string, unknown>, name: string): boolean {
-  const flag = props[name];
-  if (flag !== undefined && flag !== 'true' && flag !== 'false' && flag !== true && flag !== false) {
-    throw new InvalidPropertyError(`"${name}" must be "true" or "false", got ${show(flag)}.`);
+  /**
+   * The file system id: when the file system is replaced, CloudFormation later sends Delete for the
+   * old id with the old properties, so the old file system is guarded too.
+   */
+  protected physicalId(props: DeleteGuardProps): string {
+    return props.fileSystemId;
   }
-  return flag === 'true' || flag === true;
-}
 
-/** Strict parse (Create/Update): bad properties fail the deployment with the property named. */
-export function parseGuardProps(input: Record<string, unknown> | undefined): DeleteGuardProps {
-  const props = input ?? {};
-  const fs = props.FileSystemId;
-  if (typeof fs !== 'string' || fs.trim() === '') {
-    throw new InvalidPropertyError(`"FileSystemId" is required by ${GUARD_RESOURCE_TYPE}, got ${show(fs)}.`);
+  protected summary(props: DeleteGuardProps | undefined): Record<string, unknown> {
+    return { fileSystemId: props?.fileSystemId, deleteFileSystem: props?.deleteFileSystem ?? false };
   }
-  const logicalId = props.FileSystemLogicalId;
-  if (logicalId !== undefined && (typeof logicalId !== 'string' || !/^[A-Za-z0-9]{1,255}$/.test(logicalId))) {
-    throw new InvalidPropertyError(`"FileSystemLogicalId" must be a CloudFormation logical id, got ${show(logicalId)}.`);
-  }
-  return {
-    fileSystemId: fs.trim(),
-    deleteFileSystem: parseFlag(props, 'DeleteFileSystem'),
-    fileSystemLogicalId: logicalId,
-    deleteTimeoutSeconds: parseSeconds(props, 'DeleteTimeoutSeconds', DEFAULT_GUARD_TIMEOUT_SECONDS),
-    totalTimeoutSeconds: parseSeconds(props, 'TotalTimeoutSeconds', DEFAULT_GUARD_TOTAL_SECONDS),
-  };
-}
 
-/**
- * Lenient parse for Delete: a Delete that throws on its own properties would leave the stack stuck,
- * so unusable properties mean "delete nothing" (CloudFormation's delete of the file system still
- * runs and fails loudly if exports are pending).
- */
-export function guardPropsForDelete(input: Record<string, unknown> | undefined, log: WaitLogger): DeleteGuardProps | undefined {
-  try {
-    return parseGuardProps(input);
-  } catch (error) {
-    log.warn('Delete guard with unusable properties: leaving the file system to CloudFormation', { error: (error as Error).message });
+  /** Create and Update do nothing once the properties are valid. */
+  protected pollCreateOrUpdate(): undefined {
     return undefined;
   }
+
+  protected pollDelete(props: DeleteGuardProps | undefined, deps: IsCompleteDeps, startedAt: number): Poll | undefined {
+    if (!deletesOnDelete(props, deps.retainedFileSystems ?? new Set(), deps.log)) return undefined;
+    return { work: guardDelete(deps, props, startedAt), timeoutSeconds: props.totalTimeoutSeconds };
+  }
 }
+
+export const DELETE_GUARD = new DeleteGuardHandler();
+
+/** Fails the stack deletion; the message is what CloudFormation shows. */
+const guardFailed = (message: string) => DELETE_GUARD.error(message);
 
 /** The logical ids in the handler's `RETAINED_FILE_SYSTEMS_ENV` variable. */
 export function parseRetainedFileSystems(value: string | undefined): ReadonlySet<string> {
@@ -180,7 +166,7 @@ async function deleteFileSystemStep(deps: GuardDeps, props: DeleteGuardProps, el
     }
     if (isConflict(error)) return conflictStep(deps, props, error, elapsedMs);
     if (isTransient(error)) return { done: false, reason: `the last call failed with ${describeError(error)}` };
-    throw new DeleteGuardError(`could not delete file system ${fs}: ${describeError(error)}. The file system is kept, `
+    throw guardFailed(`could not delete file system ${fs}: ${describeError(error)}. The file system is kept, `
       + 'so no unexported write is lost. Check that the delete guard\'s policy (on the waiter\'s isComplete role) allows '
       + 's3files:GetFileSystem and s3files:DeleteFileSystem on it, then retry the stack deletion.');
   }
@@ -200,7 +186,7 @@ async function conflictStep(deps: GuardDeps, props: DeleteGuardProps, error: unk
     return { done: false, reason: `the service refused the deletion for now (${describeError(error)}); its mount targets and access points are on their way out` };
   }
   if (elapsedMs >= BLOCKER_GRACE_SECONDS * 1000) {
-    throw new DeleteGuardError(`file system ${fs} cannot be deleted: it still has ${blockers.join('; ')}. This stack deletes its own `
+    throw guardFailed(`file system ${fs} cannot be deleted: it still has ${blockers.join('; ')}. This stack deletes its own `
       + 'mount targets and access points before this guard runs, so these were created outside it. Nothing was deleted. '
       + 'To finish: delete them (aws s3files delete-mount-target / delete-access-point), then retry the stack deletion.');
   }
@@ -225,7 +211,7 @@ export async function guardDelete(deps: GuardDeps, props: DeleteGuardProps, star
         ? 'To finish: retry the stack deletion later (the PendingExports metric falling to 0 is a hint, not a promise, that the export is done). To discard the unexported '
           + `writes instead, delete it yourself with forceDelete (aws s3files delete-file-system --file-system-id ${fs} --force-delete) and retry.`
         : 'To finish: check the file system in the S3 console, then retry the stack deletion.';
-      throw new DeleteGuardError(`file system ${fs} is still not deleted after waiting ${elapsed} s (limit ${limit} s): ${deleted.reason}. `
+      throw guardFailed(`file system ${fs} is still not deleted after waiting ${elapsed} s (limit ${limit} s): ${deleted.reason}. `
         + `Nothing was force-deleted, so no unexported write is lost. ${finish}`);
     }
     deps.log.info('Waiting to delete the file system', { fileSystemId: fs, elapsedSeconds: elapsed, reason: deleted.reason });

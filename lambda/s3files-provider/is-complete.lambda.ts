@@ -3,10 +3,9 @@ import { S3FilesClient } from '@aws-sdk/client-s3files';
 import type { Context } from 'aws-lambda';
 import { BOUNDED_CLIENT_CONFIG } from './clients';
 import { parseRetainedFileSystems, RETAINED_FILE_SYSTEMS_ENV } from './delete-guard';
-import { handleIsComplete } from './is-complete';
+import { handleIsComplete } from './dispatch';
 import { log, logger } from './log';
-import type { IsCompleteRequest } from './request';
-import type { IsCompleteResult } from './waiter';
+import type { IsCompleteRequest, IsCompleteResult } from './resource-handler';
 
 // Created once per container. Region, credentials and endpoint (AWS_ENDPOINT_URL_S3FILES: the
 // client's service id is "S3Files"; AWS_ENDPOINT_URL_S3) come from the environment; every call is

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { WaitLogger } from './waiter';
+import type { WaitLogger } from './resource-handler';
 
 /** The custom-resource handlers' structured logger (one per container). */
-export const logger = new Logger({ serviceName: 's3files-wait-for-available' });
+export const logger = new Logger({ serviceName: 's3files-provider' });
 
 /** Powertools' variadic signature, narrowed to the waiter's (message, attributes) logger. */
 export const log: WaitLogger = {

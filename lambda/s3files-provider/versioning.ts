@@ -1,6 +1,7 @@
 import { GetBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
-import { describeError, isNotFound } from './errors';
-import { RESOURCE_TYPE } from './props';
+import { ResourceError } from './resource-error';
+import { describeError, isNotFound } from './sdk-errors';
+import { WAITER_RESOURCE_TYPE } from '../../src/private/custom-resource-contract';
 
 /**
  * S3 Files needs a versioned bucket. An imported bucket's versioning is invisible at synth, so
@@ -13,15 +14,15 @@ export async function verifyBucketVersioning(s3: S3Client, bucketName: string): 
   } catch (error) {
     const name = (error as { name?: string }).name;
     if (name === 'NoSuchBucket' || isNotFound(error)) {
-      throw new Error(`${RESOURCE_TYPE}: bucket "${bucketName}" does not exist (or is in another account/region). `
+      throw new ResourceError(WAITER_RESOURCE_TYPE, `bucket "${bucketName}" does not exist (or is in another account/region). `
         + 'Pass an existing general-purpose bucket in this account and region.');
     }
-    throw new Error(`${RESOURCE_TYPE}: could not read the versioning of bucket "${bucketName}": ${describeError(error)}. `
+    throw new ResourceError(WAITER_RESOURCE_TYPE, `could not read the versioning of bucket "${bucketName}": ${describeError(error)}. `
       + 'The waiter onEvent role needs s3:GetBucketVersioning on the bucket.');
   }
   if (status !== 'Enabled') {
     const found = status === undefined ? 'never enabled' : `"${status}"`;
-    throw new Error(`${RESOURCE_TYPE}: bucket "${bucketName}" must have versioning enabled for S3 Files, but its versioning is `
+    throw new ResourceError(WAITER_RESOURCE_TYPE, `bucket "${bucketName}" must have versioning enabled for S3 Files, but its versioning is `
       + `${found}. Enable it (aws s3api put-bucket-versioning --bucket ${bucketName} --versioning-configuration Status=Enabled, `
       + 'or versioned: true on the CDK bucket) and deploy again.');
   }
