@@ -152,7 +152,9 @@ export interface S3FilesFileSystemOptions {
    * Cached data not accessed for this long is dropped from the file system (it stays in S3).
    * Whole days, 1 to 365. Without this and the import props the library writes no synchronization
    * configuration and the service's defaults apply; once any of them is set, CloudFormation needs
-   * the one expiration rule, and it is 30 days unless given here.
+   * the one expiration rule, and it is 30 days unless given here. Removing all of them later drops
+   * the configuration from the template, and what the service then keeps is not documented: set the
+   * values you want instead of removing them.
    * @default - the service's; 30 days once another synchronization prop is set
    */
   readonly expireAfterLastAccess?: Duration;

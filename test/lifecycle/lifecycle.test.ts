@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
+import { App, Duration, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -221,6 +221,20 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     const changes = changeSet(before.Storage, after.Storage);
     expect(changes.replaced).toEqual([]);
     expect(changes.updated).toContain(fsId);
+  });
+
+  test('removing every sync prop drops SynchronizationConfiguration (an in-place update): the README and the prop docs say what is not documented', () => {
+    // GIVEN a file system with an expiration rule, WHEN the prop is removed
+    const before = synthTemplates((a) => storage(a, { expireAfterLastAccess: Duration.days(7) })).Storage;
+    const after = synthTemplates((a) => storage(a)).Storage;
+    const fsId = resourceId(before, 'AWS::S3Files::FileSystem', 'Files');
+    // THEN the file system is updated in place, without the configuration
+    expect(changeSet(before, after).updated).toContain(fsId);
+    expect(before.Resources[fsId].Properties.SynchronizationConfiguration).toBeDefined();
+    expect(after.Resources[fsId].Properties.SynchronizationConfiguration).toBeUndefined();
+    // AND the docs do not claim a reset to defaults: they say it is not documented and what to do
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    expect(readme).toMatch(/Removing every sync prop .* drops `SynchronizationConfiguration` from the template; what the service then does is not documented/);
   });
 
   test('dropping the first AZ removes its mount target only; the other is neither replaced nor renamed', () => {
