@@ -35,13 +35,13 @@ function vpcFor(stack: Stack): ec2.Vpc {
 export function libraryStack(app: App, n: number): Stack {
   const stack = new Stack(app, `Library${n}`);
   const fileSystem = new S3FilesFileSystem(stack, 'FileSystem', { vpc: vpcFor(stack) });
-  const accessPoint = fileSystem.addAccessPoint('AccessPoint');
+  const accessPoint = fileSystem.addAccessPoint('AccessPoint', { path: '/lambda' });
   for (let i = 0; i < n; i++) {
     new S3FilesMountedFunction(stack, `Fn${i}`, {
       runtime: lambda.Runtime.NODEJS_24_X,
       handler: 'index.handler',
       code: lambda.Code.fromInline(CODE),
-      fileSystem,
+      s3FileSystem: fileSystem,
       accessPoint,
     });
   }

@@ -129,29 +129,17 @@ export interface S3FilesFileSystemOptions {
   readonly mountTargetIpAddressType?: MountTargetIpAddressType;
 
   /**
-   * Objects smaller than this are imported into the file system cache; larger reads are
-   * served directly from S3.
-   * @default - the service's (128 KiB); 128 KiB once another synchronization prop is set
-   */
-  readonly importSizeThreshold?: Size;
-
-  /**
-   * Up to 10 import rules, each for its own key prefix. `importSizeThreshold` and `importTrigger`
-   * are shorthand for one rule with prefix `''`; give either those or this.
-   * @default - the service's; one rule (prefix '', the two props above) once another synchronization prop is set
+   * Up to 10 import rules, each for its own key prefix: which objects are imported into the file
+   * system's cache (those smaller than `sizeLessThan`; larger reads are served from S3) and when.
+   * For the whole bucket, one rule with prefix `''`.
+   * @default - the service's (one rule: prefix '', 128 KiB, ON_DIRECTORY_FIRST_ACCESS); that rule once `expireAfterLastAccess` is set
    */
   readonly importDataRules?: ImportDataRule[];
 
   /**
-   * When data is imported into the cache.
-   * @default - the service's; ON_DIRECTORY_FIRST_ACCESS once another synchronization prop is set
-   */
-  readonly importTrigger?: ImportTrigger;
-
-  /**
    * Cached data not accessed for this long is dropped from the file system (it stays in S3).
    * Whole days, 1 to 365. Without this and the import props the library writes no synchronization
-   * configuration and the service's defaults apply; once any of them is set, CloudFormation needs
+   * configuration and the service's defaults apply; once either is set, CloudFormation needs
    * the one expiration rule, and it is 30 days unless given here. Removing all of them later drops
    * the configuration from the template, and what the service then keeps is not documented: set the
    * values you want instead of removing them.

@@ -4,8 +4,9 @@ import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { inUnit, invalid } from './private/validation';
-import { IS3FilesFileSystem } from './s3files-file-system-base';
+import { invalid } from './private/messages';
+import { inUnit } from './private/validation';
+import { IS3FilesFileSystem } from './s3files-file-system-contract';
 
 /** The metric methods of IS3FilesFileSystem this construct calls. */
 const METRIC_METHODS = [

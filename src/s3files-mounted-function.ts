@@ -3,45 +3,45 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
-import { lambdaAutoSecurityGroup } from './private/compat';
-import { DEFAULT_MOUNT_PATH } from './private/lambda-mount';
+import { LambdaMount, LambdaMountOptions } from './mount/lambda';
+import { lambdaAutoSecurityGroup, warningsOf } from './private/compat';
+import { asNestedProp, invalid, setKeys, Shown, spelled } from './private/messages';
+import { DEFAULT_MOUNT_PATH } from './private/mount-pipeline';
 import { acknowledge, BASIC_EXECUTION_POLICY, VPC_ACCESS_POLICY } from './private/nag';
-import { asNestedProp, invalid, setKeys, Shown, validateMountPath } from './private/validation';
-import { IS3FilesAccessPoint, S3FilesAccessPoint, S3FilesAccessPointBase, S3FilesAccessPointOptions } from './s3files-access-point';
+import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
+import { IS3FilesAccessPoint } from './s3files-access-point-contract';
 import { S3FilesFileSystem } from './s3files-file-system';
-import { IS3FilesFileSystem, S3FilesFileSystemBase } from './s3files-file-system-base';
+import { IS3FilesFileSystem } from './s3files-file-system-contract';
 import { S3FilesFileSystemOptions } from './s3files-file-system-props';
+
+/** The access point path of the L3's own access point. */
+const DEFAULT_ACCESS_POINT_PATH = '/lambda';
 
 /**
  * Properties of a Lambda function with an S3 Files file system mounted.
  */
-export interface S3FilesMountedFunctionProps extends lambda.FunctionProps {
+export interface S3FilesMountedFunctionProps extends lambda.FunctionProps, LambdaMountOptions {
   /**
-   * A file system to share with other functions. Cannot be combined with `bucket` or
-   * `fileSystemOptions`, which configure a new file system.
+   * An S3 file system to share with other functions (this library's name for it, beside Lambda's own
+   * `filesystem`, which this construct sets itself). Cannot be combined with `bucket` or
+   * `s3FileSystemOptions`, which configure a new file system.
    * @default - the access point's file system if `accessPoint` is given, else a new file system
    */
-  readonly fileSystem?: IS3FilesFileSystem;
+  readonly s3FileSystem?: IS3FilesFileSystem;
 
   /**
-   * Bucket for a new file system (ignored when sharing one: passing both is an error).
+   * Bucket for a new file system (sharing one with `s3FileSystem` or `accessPoint` and passing a
+   * bucket too is an error).
    * @default - a new hardened bucket
    */
   readonly bucket?: s3.IBucket;
 
   /**
-   * Further options for a new file system (prefix, encryption key, import settings,
-   * removal policy, ...). Cannot be combined with `fileSystem`.
+   * Further options for a new file system (prefix, encryption key, import settings, removal policy,
+   * mount-target subnets, ...). Cannot be combined with `s3FileSystem`.
    * @default - S3FilesFileSystem defaults
    */
-  readonly fileSystemOptions?: S3FilesFileSystemOptions;
-
-  /**
-   * Where the file system is mounted in the function: `^/mnt/[a-zA-Z0-9-_.]+$`, at most 160 chars.
-   * Exposed to the code as the `MOUNT_PATH` environment variable.
-   * @default '/mnt/s3files'
-   */
-  readonly mountPath?: string;
+  readonly s3FileSystemOptions?: S3FilesFileSystemOptions;
 
   /**
    * An access point to share with other functions. Cannot be combined with `accessPointOptions`.
@@ -54,32 +54,6 @@ export interface S3FilesMountedFunctionProps extends lambda.FunctionProps {
    * @default - path '/lambda', POSIX user 1000:1000, permissions '755'
    */
   readonly accessPointOptions?: S3FilesAccessPointOptions;
-
-  /**
-   * Mount read-only: the function gets no `s3files:ClientWrite` anywhere.
-   * @default false
-   */
-  readonly readOnly?: boolean;
-
-  /**
-   * Also grant `s3files:ClientRootAccess` (without it, a client acting as root is squashed). It
-   * matters only for a client acting as uid 0, i.e. with an access point whose POSIX user is 0: it
-   * does not let a non-root access point user act on root-owned (S3-born) entries.
-   * @default false
-   */
-  readonly rootAccess?: boolean;
-
-  /**
-   * Whether Lambda reads large files directly from S3 instead of through the mount. The default is
-   * the service's, `AUTO`: reads go through the file system (the lowest-latency path) and Lambda
-   * reads large files directly from S3 when the function has at least 512 MB; `ENABLED` sends every
-   * read, small ones too, to the bucket.
-   * The library grants `s3:GetObject`/`s3:GetObjectVersion` on the bucket objects under the
-   * access point's directory (and `kms:Decrypt` via S3 when the key is known) for
-   * `enabled(bucket)`, `auto()` and the default; not for `enabledWithoutGrant()` or `disabled()`.
-   * @default - AUTO, with the read grant
-   */
-  readonly directS3Read?: lambda.DirectS3Read;
 }
 
 /** Everything built before `super()`. */
@@ -87,20 +61,19 @@ interface MountPlan {
   readonly functionProps: lambda.FunctionProps;
   readonly fileSystem: IS3FilesFileSystem;
   readonly accessPoint: IS3FilesAccessPoint;
-  readonly mountPath: string;
   /** The VPC made for this function, if any. */
   readonly createdVpc?: ec2.Vpc;
-  /** The file system and access point made for this function (siblings of it in the tree). */
-  readonly created: Construct[];
+  /** The file system and access point made for this function (siblings of it in the tree), and the prop that configured each. */
+  readonly created: Array<[Construct, string]>;
 }
 
 /**
  * A Lambda function with an Amazon S3 Files file system mounted through an access point.
  *
- * Without `vpc` and `fileSystem` it creates a VPC without NAT (isolated subnets in two AZs and
+ * Without `vpc` and `s3FileSystem` it creates a VPC without NAT (isolated subnets in two AZs and
  * an S3 gateway endpoint), a hardened bucket (or uses `bucket`), a file system and an access
- * point. The function depends on the mount-target waiter, so it is created only once the
- * mount targets are available.
+ * point at `/lambda`. It then mounts the access point with `LambdaMount.onFunction()`, the call
+ * any function of yours can make: the function is created only once the mount targets are available.
  *
  * @example
  * // Everything made for it: a VPC without NAT, a bucket, the file system, an access point.
@@ -113,7 +86,7 @@ interface MountPlan {
  */
 export class S3FilesMountedFunction extends lambda.Function {
   /** The mounted file system. */
-  public readonly fileSystem: IS3FilesFileSystem;
+  public readonly s3FileSystem: IS3FilesFileSystem;
   /** The access point the function mounts. */
   public readonly accessPoint: IS3FilesAccessPoint;
   /** The mount path inside the function (also in the `MOUNT_PATH` environment variable). */
@@ -122,17 +95,16 @@ export class S3FilesMountedFunction extends lambda.Function {
   constructor(scope: Construct, id: string, props: S3FilesMountedFunctionProps) {
     const plan = planMount(scope, id, props);
     super(scope, id, plan.functionProps);
-    this.fileSystem = plan.fileSystem;
+    this.s3FileSystem = plan.fileSystem;
     this.accessPoint = plan.accessPoint;
-    this.mountPath = plan.mountPath;
 
-    // The same call any function can make: this class only creates what the mount needs.
-    this.accessPoint.mountOnFunction(this, {
-      mountPath: this.mountPath,
+    LambdaMount.onFunction(this, this.accessPoint, {
+      mountPath: props.mountPath,
       readOnly: props.readOnly,
       rootAccess: props.rootAccess,
       directS3Read: props.directS3Read,
     });
+    this.mountPath = props.mountPath ?? DEFAULT_MOUNT_PATH;
 
     // The group lambda.Function made names the full construct path, which a Stage move changes:
     // name it by the function's path in its stack, which the move keeps.
@@ -147,7 +119,7 @@ export class S3FilesMountedFunction extends lambda.Function {
     }
     // The library's warnings about what it made for this function sit on those siblings, where
     // Annotations.of(fn).acknowledgeWarning() would not reach them: they move to the function.
-    for (const made of plan.created) moveWarnings(made, this);
+    for (const [made, prefix] of plan.created) moveWarnings(made, this, prefix);
     if (plan.createdVpc) {
       acknowledge(plan.createdVpc, 'AwsSolutions-VPC7',
         'Convenience VPC with isolated subnets only (no internet route): it carries NFS to the mount targets and S3 gateway traffic. Pass your own `vpc` with flow logs where traffic must be audited.');
@@ -155,110 +127,145 @@ export class S3FilesMountedFunction extends lambda.Function {
   }
 }
 
+/** Whether `x` looks like an S3 Files access point (any implementation of the interface). */
+function isAccessPoint(x: unknown): x is IS3FilesAccessPoint {
+  const ap = x as Partial<IS3FilesAccessPoint> | undefined;
+  return typeof ap?.accessPointArn === 'string' && typeof ap.fileSystem === 'object';
+}
+
+/** Whether `x` looks like an S3 Files file system (any implementation of the interface). */
+function isFileSystem(x: unknown): x is IS3FilesFileSystem {
+  const fs = x as Partial<IS3FilesFileSystem> | undefined;
+  return typeof fs?.fileSystemArn === 'string' && typeof fs.fileSystemId === 'string' && fs.mountTargetsAvailable !== undefined;
+}
+
+/** The props that name the wrong thing, or two things at once. */
+function checkProps(path: string, props: S3FilesMountedFunctionProps): void {
+  // The access point's name for it, easily spread in from shared props: not silently ignored.
+  const misnamed = (props as { fileSystem?: unknown }).fileSystem;
+  if (misnamed !== undefined) {
+    invalid(path, 'fileSystem', Construct.isConstruct(misnamed) ? misnamed.node.path : new Shown(`(${typeof misnamed})`),
+      'S3FilesMountedFunction has no such prop (it would be ignored, and the function would get a file system of its own)', 'pass it as `s3FileSystem`');
+  }
+  if (props.filesystem) {
+    // Lambda's own `filesystem` prop sits next to `s3FileSystem`: name the one that was meant.
+    const given: unknown = props.filesystem;
+    if (isFileSystem(given)) {
+      invalid(path, 'filesystem', given.node.path, 'this is Lambda\'s own mount setting (a `lambda.FileSystem`); an S3 Files file system goes in `s3FileSystem`',
+        'pass it as `s3FileSystem` and leave `filesystem` unset');
+    }
+    if (isAccessPoint(given)) {
+      invalid(path, 'filesystem', given.node.path, 'this is Lambda\'s own mount setting (a `lambda.FileSystem`); an S3 Files access point goes in `accessPoint`',
+        'pass it as `accessPoint` and leave `filesystem` unset');
+    }
+    invalid(path, 'filesystem', new Shown('(a lambda.FileSystem)'), 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
+      'use `s3FileSystem` or `accessPoint` for S3 Files, or a plain `lambda.Function` for another kind of mount');
+  }
+  if (props.s3FileSystem !== undefined && !isFileSystem(props.s3FileSystem)) {
+    const given: unknown = props.s3FileSystem;
+    const shown = Construct.isConstruct(given) ? given.node.path : new Shown(`(${typeof given})`);
+    if (typeof (given as Partial<s3.IBucket>).bucketArn === 'string' && typeof (given as Partial<s3.IBucket>).bucketName === 'string') {
+      invalid(path, 's3FileSystem', shown, 'it is an S3 bucket, not an S3 Files file system',
+        'pass the bucket as `bucket` (the function then gets a file system over it), or an `S3FilesFileSystem` as `s3FileSystem`');
+    }
+    invalid(path, 's3FileSystem', shown, 'it is not an S3 Files file system',
+      'pass an `S3FilesFileSystem`, or one imported with `S3FilesFileSystem.fromFileSystemAttributes()`');
+  }
+  if (props.accessPoint !== undefined && !isAccessPoint(props.accessPoint)) {
+    const given: unknown = props.accessPoint;
+    invalid(path, 'accessPoint', Construct.isConstruct(given) ? given.node.path : new Shown(`(${typeof given})`), 'it is not an S3 Files access point',
+      'pass an `S3FilesAccessPoint`, or one imported with `S3FilesAccessPoint.fromAccessPointAttributes()`');
+  }
+  if (props.accessPoint && props.accessPointOptions) {
+    invalid(path, 'accessPointOptions', setKeys(props.accessPointOptions), 'it configures a new access point, but `accessPoint` shares an existing one',
+      'drop `accessPointOptions` (set the options on the shared access point) or drop `accessPoint`');
+  }
+  if (props.accessPoint && props.s3FileSystem && props.accessPoint.fileSystem !== props.s3FileSystem) {
+    invalid(path, 'accessPoint', props.accessPoint.node.path, `it belongs to file system ${props.accessPoint.fileSystem.node.path}, not to \`s3FileSystem\` ${props.s3FileSystem.node.path}`,
+      'pass an access point of `s3FileSystem`, or omit `s3FileSystem`');
+  }
+  if (props.bucket && props.s3FileSystemOptions?.bucket) {
+    invalid(path, 'bucket', [props.bucket.node.path, props.s3FileSystemOptions.bucket.node.path], 'both `bucket` and `s3FileSystemOptions.bucket` are set',
+      'set only one of them');
+  }
+  const shared = props.s3FileSystem ?? props.accessPoint?.fileSystem;
+  if (shared) {
+    if (props.bucket || props.s3FileSystemOptions) {
+      invalid(path, props.bucket ? 'bucket' : 's3FileSystemOptions', props.bucket ? props.bucket.node.path : setKeys(props.s3FileSystemOptions!),
+        'it configures a new file system, but `s3FileSystem` (or `accessPoint`) shares an existing one',
+        'configure the shared `S3FilesFileSystem` instead, or drop `s3FileSystem`/`accessPoint`');
+    }
+    if (props.vpc && shared.vpc && props.vpc !== shared.vpc) {
+      invalid(path, 'vpc', props.vpc.node.path, `it differs from the VPC of the shared file system (${shared.vpc.node.path}); the function must be in the mount targets' VPC`,
+        'omit `vpc` (it defaults to the file system\'s VPC) or pass the file system\'s `vpc`');
+    }
+    if (!props.vpc && !shared.vpc) {
+      invalid(path, 'vpc', undefined, `the VPC of ${shared.node.path} is not known (an imported file system without \`vpc\`)`,
+        'pass `vpc` (the VPC of the mount targets), or give `vpc` to `S3FilesFileSystem.fromFileSystemAttributes()`');
+    }
+  }
+}
+
+/** The props `lambda.Function` does not know: they stay out of its props. */
+const OWN_PROPS: ReadonlyArray<keyof S3FilesMountedFunctionProps> = [
+  's3FileSystem', 'bucket', 's3FileSystemOptions', 'accessPoint', 'accessPointOptions', 'mountPath', 'readOnly', 'rootAccess', 'directS3Read',
+];
+
 /** Validates the props and creates the VPC, file system and access point the function needs. */
 function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionProps): MountPlan {
   const path = scope.node.path ? `${scope.node.path}/${id}` : id;
-  if (props.filesystem) {
-    // Lambda's own `filesystem` prop sits next to our `fileSystem` (Python: filesystem= / file_system=,
-    // Java: .filesystem() / .fileSystem()): name the one that was meant.
-    const given: unknown = props.filesystem;
-    if (S3FilesFileSystemBase.isS3FilesFileSystemBase(given)) {
-      invalid(path, 'filesystem', given.node.path, 'this is Lambda\'s own mount setting (a lambda.FileSystem); an S3 Files file system goes in fileSystem',
-        'pass it as fileSystem (Python: file_system=, Java: .fileSystem()) and leave filesystem unset');
-    }
-    if (given instanceof S3FilesAccessPointBase) {
-      invalid(path, 'filesystem', given.node.path, 'this is Lambda\'s own mount setting (a lambda.FileSystem); an S3 Files access point goes in accessPoint',
-        'pass it as accessPoint (Python: access_point=, Java: .accessPoint()) and leave filesystem unset');
-    }
-    invalid(path, 'filesystem', new Shown('(a lambda.FileSystem)'), 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
-      'use fileSystem or accessPoint for S3 Files, or a plain lambda.Function for another kind of mount');
-  }
-  if (props.fileSystem !== undefined && !S3FilesFileSystemBase.isS3FilesFileSystemBase(props.fileSystem)) {
-    const given: unknown = props.fileSystem;
-    const shown = Construct.isConstruct(given) ? given.node.path : new Shown(`(${typeof given})`);
-    if (typeof (given as Partial<s3.IBucket>).bucketArn === 'string' && typeof (given as Partial<s3.IBucket>).bucketName === 'string') {
-      invalid(path, 'fileSystem', shown, 'it is an S3 bucket, not an S3 Files file system',
-        'pass the bucket as bucket (the function then gets a file system over it), or an S3FilesFileSystem as fileSystem');
-    }
-    invalid(path, 'fileSystem', shown, 'it is not an S3 Files file system of this library',
-      'pass an S3FilesFileSystem, or one imported with S3FilesFileSystem.fromFileSystemAttributes');
-  }
-  if (props.accessPoint && props.accessPointOptions) {
-    invalid(path, 'accessPointOptions', setKeys(props.accessPointOptions), 'it configures a new access point, but accessPoint shares an existing one',
-      'drop accessPointOptions (set the options on the shared access point) or drop accessPoint');
-  }
-  if (props.accessPoint && props.fileSystem && props.accessPoint.fileSystem !== props.fileSystem) {
-    invalid(path, 'accessPoint', props.accessPoint.node.path, `it belongs to file system ${props.accessPoint.fileSystem.node.path}, not to fileSystem ${props.fileSystem.node.path}`,
-      'pass an access point of fileSystem, or omit fileSystem');
-  }
-  if (props.bucket && props.fileSystemOptions?.bucket) {
-    invalid(path, 'bucket', [props.bucket.node.path, props.fileSystemOptions.bucket.node.path], 'both bucket and fileSystemOptions.bucket are set',
-      'set only one of them');
-  }
-  const shared = props.fileSystem ?? props.accessPoint?.fileSystem;
-  const sharedVpc = shared && S3FilesFileSystemBase.isS3FilesFileSystemBase(shared) ? shared._mountInfo().vpc : undefined;
-  if (shared) {
-    if (props.bucket || props.fileSystemOptions) {
-      invalid(path, props.bucket ? 'bucket' : 'fileSystemOptions', props.bucket ? props.bucket.node.path : setKeys(props.fileSystemOptions!), 'it configures a new file system, but fileSystem (or accessPoint) shares an existing one',
-        'configure the shared S3FilesFileSystem instead, or drop fileSystem/accessPoint');
-    }
-    if (props.vpc && sharedVpc && props.vpc !== sharedVpc) {
-      invalid(path, 'vpc', props.vpc.node.path, `it differs from the VPC of the shared file system (${sharedVpc.node.path}); the function must be in the mount targets' VPC`,
-        'omit vpc (it defaults to the file system\'s VPC) or pass fileSystem.vpc');
-    }
-    if (!props.vpc && !sharedVpc) {
-      invalid(path, 'vpc', undefined, `the VPC of ${shared.node.path} is not known (an imported file system without vpc)`,
-        'pass vpc (the VPC of the mount targets), or give vpc to fromFileSystemAttributes');
-    }
-  }
+  checkProps(path, props);
+  const shared = props.s3FileSystem ?? props.accessPoint?.fileSystem;
 
-  const mountPath = props.mountPath ?? DEFAULT_MOUNT_PATH;
-  validateMountPath(path, mountPath);
-
-  const createdVpc = props.vpc ?? sharedVpc ? undefined : new ec2.Vpc(scope, `${id}Vpc`, {
+  const createdVpc = props.vpc ?? shared?.vpc ? undefined : new ec2.Vpc(scope, `${id}Vpc`, {
     maxAzs: 2,
     natGateways: 0,
     subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
     // The S3 API without NAT: the S3-API handlers and the service's direct reads use it.
     gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
   });
-  const vpc = props.vpc ?? sharedVpc ?? createdVpc!;
-  const fileSystem = shared ?? asNestedProp('fileSystemOptions', () => new S3FilesFileSystem(scope, `${id}FileSystem`, {
-    ...props.fileSystemOptions,
-    bucket: props.bucket ?? props.fileSystemOptions?.bucket,
+  const vpc = props.vpc ?? shared?.vpc ?? createdVpc!;
+  const fileSystem = shared ?? asNestedProp('s3FileSystemOptions', () => new S3FilesFileSystem(scope, `${id}FileSystem`, {
+    ...props.s3FileSystemOptions,
+    bucket: props.bucket ?? props.s3FileSystemOptions?.bucket,
     vpc,
   }), ['vpc', 'bucket']);
   // Beside the function, named after it: its logical id does not depend on the other functions
   // of a shared file system, and it lives in the function's stack.
-  const accessPoint = props.accessPoint
-    ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, { ...props.accessPointOptions, fileSystem }), ['fileSystem']);
+  const accessPoint = props.accessPoint ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, {
+    path: DEFAULT_ACCESS_POINT_PATH,
+    ...props.accessPointOptions,
+    fileSystem,
+  }), ['fileSystem']);
 
+  const functionProps: Record<string, unknown> = { ...props, vpc };
+  for (const key of OWN_PROPS) delete functionProps[key];
   return {
-    functionProps: { ...props, vpc },
+    functionProps: functionProps as unknown as lambda.FunctionProps,
     fileSystem,
     accessPoint,
-    mountPath,
     createdVpc,
-    created: [...(shared ? [] : [fileSystem]), ...(props.accessPoint ? [] : [accessPoint])],
+    created: [
+      ...(shared ? [] : [[fileSystem, 's3FileSystemOptions'] as [Construct, string]]),
+      ...(props.accessPoint ? [] : [[accessPoint, 'accessPointOptions'] as [Construct, string]]),
+    ],
   };
 }
 
-/** The library's ids in warning messages (`[ack: cdk-s3files-lambda:...]`, as aws-cdk-lib writes them). */
-const LIBRARY_WARNING = / \[ack: (cdk-s3files-lambda:[A-Za-z0-9]+)\]$/;
+/** Props of the made constructs that the user gave at the top level of the function's props. */
+const TOP_LEVEL = new Set(['vpc', 'bucket', 'fileSystem']);
 
 /**
- * Moves the library's warnings on `from` (not its children) to `to`, with `from`'s path in front,
- * through public APIs only: each is acknowledged on `from` and added again on `to`.
+ * Moves the library's warnings on `from` (not its children) to `to`, with `from`'s path in front
+ * and the props it names as the user wrote them (`posixUser.uid` is `accessPointOptions.posixUser.uid`):
+ * each is acknowledged on `from` and added again on `to`.
  */
-function moveWarnings(from: Construct, to: Construct): void {
-  const moved: Array<{ id: string; text: string }> = [];
-  for (const m of from.node.metadata) {
-    const match = m.type === 'aws:cdk:warning' && typeof m.data === 'string' ? LIBRARY_WARNING.exec(m.data) : null;
-    if (match) moved.push({ id: match[1], text: (m.data as string).slice(0, match.index) });
-  }
-  for (const { id, text } of moved) {
+function moveWarnings(from: Construct, to: Construct, prefix: string): void {
+  for (const { id, text } of warningsOf(from, 'cdk-s3files-lambda:')) {
+    const renamed = text.replace(/ \(Python: .*\.\)$/, '')
+      .replace(/`([a-z][A-Za-z0-9]*)((?:\.[a-z][A-Za-z0-9]*)*)`/g, (all, head: string, rest: string) => (TOP_LEVEL.has(head) ? all : `\`${prefix}.${head}${rest}\``));
     Annotations.of(from).acknowledgeWarning(id, `moved to ${to.node.path}`);
-    Annotations.of(to).addWarningV2(id, `${from.node.path}: ${text}`);
+    Annotations.of(to).addWarningV2(id, spelled(`${from.node.path}: ${renamed}`));
   }
 }
 

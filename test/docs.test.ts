@@ -166,7 +166,7 @@ describe('README: numbers computed from the code', () => {
     const build = (n: number, removalPolicy: RemovalPolicy) => () => template((app) => {
       const stack = new Stack(app, `Fs${n}${removalPolicy}`);
       const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
-      for (let i = 0; i < n; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc, removalPolicy }).addAccessPoint('Ap');
+      for (let i = 0; i < n; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc, removalPolicy }).addAccessPoint('Ap', { path: '/lambda' });
       return stack;
     });
     const n = Number(said[1]);
@@ -316,7 +316,7 @@ describe('every default the README states is the synthesized one', () => {
     const fn = new S3FilesMountedFunction(stack, 'Fn', {
       runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {};'), ...props,
     });
-    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: fn.fileSystem });
+    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: fn.s3FileSystem });
     return { t: app.synth().getStackByName('Defaults').template, fn };
   }
   const { t } = synthDefault();
@@ -332,19 +332,22 @@ describe('every default the README states is the synthesized one', () => {
 
   /** Prop -> [the default cell as the README writes it, a check of the synthesized default]. */
   const MOUNTED_FUNCTION: Record<string, [string, () => void]> = {
-    'fileSystem': ['a new one', () => expect(ofType(t, 'AWS::S3Files::FileSystem')).toHaveLength(1)],
+    's3FileSystem': ['a new one', () => expect(ofType(t, 'AWS::S3Files::FileSystem')).toHaveLength(1)],
     'bucket': ['a new hardened bucket', () => expect(one('AWS::S3::Bucket').Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' })],
-    'fileSystemOptions': ['', () => undefined],
+    's3FileSystemOptions': ['', () => undefined],
     'mountPath': ['`/mnt/s3files`', () => {
       expect(fnResource().Properties.FileSystemConfigs[0].LocalMountPath).toBe('/mnt/s3files');
       expect(fnResource().Properties.Environment.Variables.MOUNT_PATH).toBe('/mnt/s3files');
     }],
-    'accessPoint / accessPointOptions': ['a new access point', () => expect(ofType(t, 'AWS::S3Files::AccessPoint')).toHaveLength(1)],
+    'accessPoint / accessPointOptions': ['a new access point at `/lambda`', () => {
+      expect(ofType(t, 'AWS::S3Files::AccessPoint')).toHaveLength(1);
+      expect(one('AWS::S3Files::AccessPoint').Properties.RootDirectory.Path).toBe('/lambda');
+    }],
     'readOnly': ['`false`', () => expect(actions()).toContain('s3files:ClientWrite')],
     'rootAccess': ['`false`', () => expect(actions()).not.toContain('s3files:ClientRootAccess')],
     'directS3Read': ['`AUTO` with grant', () => {
       expect(fnResource().Properties.FileSystemConfigs[0].S3FilesConfig).toEqual({ DirectS3Read: 'AUTO' });
-      expect(statements().map((s) => s.Sid)).toContain('S3FilesDirectRead');
+      expect(statements().filter((s) => JSON.stringify(s.Action) === '["s3:GetObject","s3:GetObjectVersion"]')).toHaveLength(1);
     }],
   };
   const FILE_SYSTEM: Record<string, [string, () => void]> = {
@@ -355,14 +358,18 @@ describe('every default the README states is the synthesized one', () => {
     bucketEncryptionKey: ['the bucket\'s `encryptionKey`', () => expect(one('AWS::S3::Bucket').Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault).toEqual({ SSEAlgorithm: 'AES256' })],
     fileSystemEncryptionKey: ['an AWS owned key', () => expect(one('AWS::S3Files::FileSystem').Properties.KmsKeyId).toBeUndefined()],
     mountTargetIpAddressType: ['`IPV4_ONLY`, the service\'s', () => ofType(t, 'AWS::S3Files::MountTarget').forEach((m) => expect(m.Properties.IpAddressType).toBeUndefined())],
-    importSizeThreshold: ['the service\'s (128 KiB)', () => expect(one('AWS::S3Files::FileSystem').Properties.SynchronizationConfiguration).toBeUndefined()],
-    importTrigger: ['the service\'s (`ON_DIRECTORY_FIRST_ACCESS`)', () => expect(one('AWS::S3Files::FileSystem').Properties.SynchronizationConfiguration).toBeUndefined()],
-    importDataRules: ['the service\'s', () => expect(one('AWS::S3Files::FileSystem').Properties.SynchronizationConfiguration).toBeUndefined()],
-    expireAfterLastAccess: ['the service\'s; 30 days once any sync prop is set', () => {
+    importDataRules: ['the service\'s (prefix `\'\'`, 128 KiB, `ON_DIRECTORY_FIRST_ACCESS`)', () => {
       expect(one('AWS::S3Files::FileSystem').Properties.SynchronizationConfiguration).toBeUndefined();
-      // setting only the trigger writes a configuration, whose one expiration rule is then 30 days
-      const withTrigger = synthDefault({ fileSystemOptions: { importTrigger: ImportTrigger.ON_FILE_ACCESS } }).t;
-      expect(ofType(withTrigger, 'AWS::S3Files::FileSystem')[0].Properties.SynchronizationConfiguration).toEqual({
+      // with only the expiry set, the written configuration carries the service's default rule
+      const withExpiry = synthDefault({ s3FileSystemOptions: { expireAfterLastAccess: Duration.days(7) } }).t;
+      expect(ofType(withExpiry, 'AWS::S3Files::FileSystem')[0].Properties.SynchronizationConfiguration.ImportDataRules)
+        .toEqual([{ Prefix: '', SizeLessThan: 131072, Trigger: 'ON_DIRECTORY_FIRST_ACCESS' }]);
+    }],
+    expireAfterLastAccess: ['the service\'s; 30 days once `importDataRules` is set', () => {
+      expect(one('AWS::S3Files::FileSystem').Properties.SynchronizationConfiguration).toBeUndefined();
+      // setting only a rule writes a configuration, whose one expiration rule is then 30 days
+      const withRule = synthDefault({ s3FileSystemOptions: { importDataRules: [{ trigger: ImportTrigger.ON_FILE_ACCESS }] } }).t;
+      expect(ofType(withRule, 'AWS::S3Files::FileSystem')[0].Properties.SynchronizationConfiguration).toEqual({
         ImportDataRules: [{ Prefix: '', SizeLessThan: 131072, Trigger: 'ON_FILE_ACCESS' }],
         ExpirationDataRules: [{ DaysAfterLastAccess: 30 }],
       });

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { S3FilesAccessPoint, S3FilesAccessPointOptions, S3FilesFileSystem } from '../src';
+import { LambdaMount, S3FilesAccessPoint, S3FilesAccessPointOptions, S3FilesFileSystem } from '../src';
 import { byPrefix, FN, isolatedVpc, newStack, only, warnings } from './util/template';
 
 function withFileSystem() {
@@ -12,9 +12,9 @@ function withFileSystem() {
   return { stack, fs };
 }
 
-function accessPoint(options: S3FilesAccessPointOptions = {}) {
+function accessPoint(options: Partial<S3FilesAccessPointOptions> = {}) {
   const { stack, fs } = withFileSystem();
-  const ap = new S3FilesAccessPoint(stack, 'AccessPoint', { ...options, fileSystem: fs });
+  const ap = new S3FilesAccessPoint(stack, 'AccessPoint', { path: '/lambda', ...options, fileSystem: fs });
   return { stack, fs, ap };
 }
 
@@ -93,7 +93,7 @@ describe('S3FilesAccessPoint', () => {
     const { stack, fs } = withFileSystem();
     const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     // WHEN
-    fs.addAccessPoint('One').grantRead(role);
+    fs.addAccessPoint('One', { path: '/lambda' }).grantRead(role);
     fs.addAccessPoint('Two', { path: '/two' }).grantRead(role);
     // THEN
     const [, policy] = byPrefix(Template.fromStack(stack), 'AWS::IAM::Policy', 'ClientDefaultPolicy');
@@ -134,7 +134,7 @@ describe('S3FilesAccessPoint', () => {
     const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', {
       fileSystemId: 'fs-0123456789abcdef0',
       vpc,
-      availabilityZones: vpc.availabilityZones,
+      mountTargetAvailabilityZones: vpc.availabilityZones,
       securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'MountTargets', 'sg-0123456789abcdef0')],
     });
     // WHEN an access point is created on it and mounted on a function
@@ -142,7 +142,7 @@ describe('S3FilesAccessPoint', () => {
     const fn = new lambda.Function(stack, 'Fn', {
       runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('x'), vpc,
     });
-    ap.mountOnFunction(fn, { directS3Read: lambda.DirectS3Read.disabled() });
+    LambdaMount.onFunction(fn, ap, { directS3Read: lambda.DirectS3Read.disabled() });
     // THEN the access point is created on the imported id, a waiter waits for it and one mount target per AZ
     const t = Template.fromStack(stack);
     const [apId] = only(t, 'AWS::S3Files::AccessPoint');
@@ -166,7 +166,7 @@ describe('S3FilesAccessPoint', () => {
     // GIVEN / WHEN
     const { stack } = accessPoint({ posixUser: { uid: 0, gid: 0 } });
     // THEN
-    expect(warnings(stack).join('\n')).toMatch(/posixUser.uid is 0 \(root\)/);
+    expect(warnings(stack).join('\n')).toMatch(/`posixUser.uid` is 0 \(root\)/);
   });
 
   test('does not warn for a non-root user', () => {
@@ -174,7 +174,7 @@ describe('S3FilesAccessPoint', () => {
     expect(warnings(stack).join('\n')).not.toMatch(/root/);
   });
 
-  test.each<[string, S3FilesAccessPointOptions, RegExp]>([
+  test.each<[string, Partial<S3FilesAccessPointOptions>, RegExp]>([
     ['uid negative', { posixUser: { uid: -1, gid: 1000 } }, /invalid posixUser.uid -1: POSIX ids must be integers from 0 to 4294967295/],
     ['uid fractional', { posixUser: { uid: 1000.5, gid: 1000 } }, /invalid posixUser.uid 1000.5/],
     ['uid too large', { posixUser: { uid: 4294967296, gid: 1000 } }, /invalid posixUser.uid 4294967296/],
@@ -231,24 +231,24 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
     const stack = envStack();
     const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN.replace('111111111111', '222222222222') });
     // WHEN / THEN
-    expect(() => new S3FilesAccessPoint(stack, 'Ap', { fileSystem: theirs }))
-      .toThrow(/Env\/Ap: invalid fileSystem "Env\/Theirs": it is in account 222222222222 \(its ARN\) and Env in 111111111111.*Fix: create the access point in a stack of account 222222222222; to mount it from account 111111111111, import it \(S3FilesAccessPoint\.fromAccessPointAttributes\) and have the owner allow your role in the file system's policy \(README, "Who can mount": ECS, Batch and EC2 only; Lambda and AgentCore mount only their own account's file systems\)\./);
+    expect(() => new S3FilesAccessPoint(stack, 'Ap', { path: '/lambda', fileSystem: theirs }))
+      .toThrow(/Env\/Ap: invalid fileSystem "Env\/Theirs": it is in account 222222222222 \(its ARN\) and Env in 111111111111.*Fix: create the access point in a stack of account 222222222222; to mount it from account 111111111111, import it \(`S3FilesAccessPoint\.fromAccessPointAttributes\(\)`\) and have the owner allow your role in the file system's policy \(README, "Who can mount": ECS, Batch and EC2 only; Lambda and AgentCore mount only their own account's file systems\)\./);
   });
 
   test('a new access point on a file system of another region', () => {
     const stack = envStack();
     const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN.replace('us-east-1', 'eu-west-1') });
-    expect(() => new S3FilesAccessPoint(stack, 'Ap', { fileSystem: theirs }))
+    expect(() => new S3FilesAccessPoint(stack, 'Ap', { path: '/lambda', fileSystem: theirs }))
       .toThrow(/Env\/Ap: invalid fileSystem "Env\/Theirs": it is in eu-west-1 \(its ARN\) and Env in us-east-1.*Fix: create the access point in a stack of eu-west-1/);
   });
 
   test('an environment-agnostic stack: the same access point is accepted with warnings naming the account and region', () => {
     const stack = newStack();
     const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
-    new S3FilesAccessPoint(stack, 'Ap', { fileSystem: theirs });
+    new S3FilesAccessPoint(stack, 'Ap', { path: '/lambda', fileSystem: theirs });
     const w = warnings(stack).join('\n');
-    expect(w).toMatch(/TestStack\/Theirs is in us-east-1 \(its ARN\), and TestStack is environment-agnostic.*Give the stack env: \{ region: 'us-east-1' \}/);
-    expect(w).toMatch(/TestStack\/Theirs is in account 111111111111 \(its ARN\).*Give the stack env: \{ account: '111111111111' \}/);
+    expect(w).toMatch(/TestStack\/Theirs is in us-east-1 \(its ARN\), and TestStack is environment-agnostic.*Give the stack an `env` with `region` 'us-east-1'/);
+    expect(w).toMatch(/TestStack\/Theirs is in account 111111111111 \(its ARN\).*Give the stack an `env` with `account` '111111111111'/);
   });
 
   test('mounting a file system of another region', () => {
@@ -261,7 +261,7 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
     const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN.replace('us-east-1', 'eu-west-1') });
     const fn = new lambda.Function(stack, 'Fn', { ...FN, vpc });
     // WHEN / THEN
-    expect(() => ap.mountOnFunction(fn, { directS3Read: lambda.DirectS3Read.disabled() }))
+    expect(() => LambdaMount.onFunction(fn, ap, { directS3Read: lambda.DirectS3Read.disabled() }))
       .toThrow(/Env\/Fn: invalid fileSystem "Env\/Theirs": it is in eu-west-1 \(its ARN\) and Env in us-east-1, and clients mount a file system only from a VPC in its region.*Fix: mount it in a stack of eu-west-1/);
   });
 
@@ -270,12 +270,12 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
       const stack = newStack();
       const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
       return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN.replace(FS_ID, 'fs-0fedcba9876543210') });
-    }, /TestStack\/Ap: invalid accessPointArn ".*fs-0fedcba9876543210\/access-point\/fsap-0123456789abcdef0": it is an access point of .*fs-0fedcba9876543210, and fileSystem \(TestStack\/Theirs\) has the ARN .*fs-0123456789abcdef0.*Fix: pass the file system the access point belongs to/],
+    }, /TestStack\/Ap: invalid accessPointArn ".*fs-0fedcba9876543210\/access-point\/fsap-0123456789abcdef0": it is an access point of .*fs-0fedcba9876543210, and `fileSystem` \(TestStack\/Theirs\) has the ARN .*fs-0123456789abcdef0.*Fix: pass the file system the access point belongs to/],
     ['an access point ARN of another file system, the file system imported by id', () => {
       const stack = newStack();
       const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0fedcba9876543210' });
       return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN });
-    }, /invalid accessPointArn .*: it is an access point of .*fs-0123456789abcdef0, and fileSystem \(TestStack\/Theirs\) has the id fs-0fedcba9876543210/],
+    }, /invalid accessPointArn .*: it is an access point of .*fs-0123456789abcdef0, and `fileSystem` \(TestStack\/Theirs\) has the id fs-0fedcba9876543210/],
     ['an access point ARN of the same file system id in another region', () => {
       const stack = newStack();
       const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
@@ -285,9 +285,9 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
       const stack = newStack();
       const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: FS_ARN });
       return S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN, accessPointId: 'fsap-0fedcba9876543210' });
-    }, /invalid accessPointId "fsap-0fedcba9876543210": accessPointArn names another access point \(fsap-0123456789abcdef0\)/],
+    }, /invalid accessPointId "fsap-0fedcba9876543210": `accessPointArn` names another access point \(fsap-0123456789abcdef0\)/],
     ['an id and an ARN of two file systems', () => S3FilesFileSystem.fromFileSystemAttributes(newStack(), 'Theirs', { fileSystemArn: FS_ARN, fileSystemId: 'fs-0fedcba9876543210' }),
-      /invalid fileSystemId "fs-0fedcba9876543210": fileSystemArn names another file system \(fs-0123456789abcdef0\)/],
+      /invalid fileSystemId "fs-0fedcba9876543210": `fileSystemArn` names another file system \(fs-0123456789abcdef0\)/],
     ['a malformed file system ARN', () => S3FilesFileSystem.fromFileSystemAttributes(newStack(), 'Theirs', { fileSystemArn: 'arn:aws:elasticfilesystem:us-east-1:111111111111:file-system/fs-0123456789abcdef0' }),
       /invalid fileSystemArn "arn:aws:elasticfilesystem:.*": an S3 Files file system ARN looks like arn:aws:s3files:us-east-1:111122223333:file-system\/fs-0123456789abcdef0/],
     ['a malformed access point ARN', () => {
@@ -310,7 +310,7 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
     const stack = newStack();
     const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
     S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointArn: AP_ARN });
-    expect(warnings(stack).join('\n')).toMatch(/accessPointArn belongs to fs-0123456789abcdef0, and the id of TestStack\/Files is only known at deploy time/);
+    expect(warnings(stack).join('\n')).toMatch(/`accessPointArn` belongs to fs-0123456789abcdef0, and the id of TestStack\/Files is only known at deploy time/);
   });
 
   test('a function in another VPC whose security group is imported', () => {
@@ -322,7 +322,7 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
       ...FN, vpc: other, securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0bbbbbbbbbbbbbbbb')],
     });
     // WHEN / THEN
-    expect(() => fileSystem.addAccessPoint('Ap').mountOnFunction(fn))
+    expect(() => LambdaMount.onFunction(fn, fileSystem.addAccessPoint('Ap', { path: '/lambda' })))
       .toThrow(/TestStack\/Fn: invalid vpcSubnets .*: the function's subnet is in TestStack\/Other, and the mount targets in TestStack\/Vpc: clients mount only from the mount targets' VPC.*Fix: place the function in subnets of TestStack\/Vpc/);
   });
 
@@ -331,7 +331,7 @@ describe('imports that cannot work are refused at synth (warned where tokens hid
     const vpc = isolatedVpc(stack);
     const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
     const fn = new lambda.Function(stack, 'Fn', { ...FN, vpc, securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0bbbbbbbbbbbbbbbb')] });
-    fileSystem.addAccessPoint('Ap').mountOnFunction(fn);
+    LambdaMount.onFunction(fn, fileSystem.addAccessPoint('Ap', { path: '/lambda' }));
     expect(warnings(stack).join('\n')).not.toMatch(/VPC/);
   });
 });
@@ -340,6 +340,6 @@ describe('aws-cdk-lib\'s own S3 Files helper', () => {
   test('lambda.FileSystem.fromS3FilesAccessPoint with this library\'s access point fails with the library\'s message and the fix', () => {
     const { ap } = accessPoint();
     expect(() => lambda.FileSystem.fromS3FilesAccessPoint(ap as any, '/mnt/data'))
-      .toThrow(/TestStack\/AccessPoint: invalid ap "TestStack\/AccessPoint": aws-cdk-lib's S3 Files helpers \(lambda\.FileSystem\.fromS3FilesAccessPoint\) take its CfnAccessPoint.*Fix: mount it with accessPoint\.mountOnFunction\(fn/);
+      .toThrow(/TestStack\/AccessPoint: invalid accessPoint "TestStack\/AccessPoint": aws-cdk-lib's S3 Files helpers \(`lambda\.FileSystem\.fromS3FilesAccessPoint\(\)`\) take its CfnAccessPoint.*Fix: mount it with `LambdaMount\.onFunction\(\)`/);
   });
 });

@@ -276,11 +276,10 @@ describe('S3FilesFileSystem: file system resource', () => {
     expect(fs.Properties.Prefix).toBeUndefined();
   });
 
-  test('renders the synchronization configuration from importSizeThreshold, importTrigger and expireAfterLastAccess', () => {
+  test('renders the synchronization configuration from one import rule and expireAfterLastAccess', () => {
     // GIVEN / WHEN
     const { template } = fileSystem({
-      importSizeThreshold: Size.kibibytes(256),
-      importTrigger: ImportTrigger.ON_FILE_ACCESS,
+      importDataRules: [{ prefix: '', sizeLessThan: Size.kibibytes(256), trigger: ImportTrigger.ON_FILE_ACCESS }],
       expireAfterLastAccess: Duration.days(7),
     });
     // THEN
@@ -503,7 +502,7 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     const role = new iam.Role(stack, 'Client', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
     // WHEN / THEN
     expect(() => fs.grant(role, 's3:GetObject')).toThrow(/invalid actions "s3:GetObject": only s3files: actions can be granted on an S3 Files file system\. Fix: pass actions such as "s3files:ClientMount"/);
-    expect(() => fs.grant(role)).toThrow(/invalid actions \[\]: grant\(\) needs at least one action\. Fix: .*grantRead \/ grantReadWrite \/ grantRootAccess/);
+    expect(() => fs.grant(role)).toThrow(/invalid actions \[\]: `grant\(\)` needs at least one action\. Fix: .*`grantRead\(\)`, `grantReadWrite\(\)` or `grantRootAccess\(\)`/);
     expect(() => fs.grant(role, Lazy.string({ produce: () => 's3files:ClientMount' })))
       .toThrow(/invalid actions \(a token\): the resource an action applies to is decided at synth, so it must be a literal/);
   });
@@ -523,7 +522,7 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
       { Effect: 'Allow', Action: 's3files:TagResource', Resource: [aps, fsArn] },
     ]);
     // AND what acts on no one file system is refused with what to do instead; so is an unknown action
-    expect(() => fs.grant(admin, 's3files:ListFileSystems')).toThrow(/invalid actions "s3files:ListFileSystems": it lists the account's file systems, which no one file system scopes, so it cannot be granted on one file system\. Fix: add the statement yourself with iam\.Grant\.addToPrincipal/);
+    expect(() => fs.grant(admin, 's3files:ListFileSystems')).toThrow(/invalid actions "s3files:ListFileSystems": it lists the account's file systems, which no one file system scopes, so it cannot be granted on one file system\. Fix: add the statement yourself with `iam\.Grant\.addToPrincipal\(\)`/);
     expect(() => fs.grant(admin, 's3files:CreateFileSystem')).toThrow(/invalid actions "s3files:CreateFileSystem": it acts on no existing file system/);
     expect(() => fs.grant(admin, 's3files:MountEverything')).toThrow(/invalid actions "s3files:MountEverything": it is not an S3 Files action this library knows/);
   });
@@ -742,7 +741,7 @@ describe('S3FilesFileSystem: metric helpers', () => {
   test('client metrics of an imported file system without its bucket: a clear error', () => {
     const stack = newStack();
     const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
-    expect(() => imported.metricClientBucketReachable()).toThrow(/TestStack\/Theirs: invalid bucket undefined: the efs-utils client metric S3BucketReachable is published by bucket name.*Fix: give bucket to fromFileSystemAttributes/);
+    expect(() => imported.metricClientBucketReachable()).toThrow(/TestStack\/Theirs: invalid bucket undefined: the efs-utils client metric S3BucketReachable is published by bucket name.*Fix: give `bucket` to `S3FilesFileSystem\.fromFileSystemAttributes\(\)`/);
   });
 
   test('an imported file system has them too, on its id', () => {
@@ -757,7 +756,7 @@ describe('S3FilesFileSystem: waiter', () => {
     // GIVEN
     const { stack, fs } = fileSystem({ availabilityTimeout: Duration.minutes(30) });
     // WHEN: access points added after construction are still included
-    const ap1 = fs.addAccessPoint('Writers');
+    const ap1 = fs.addAccessPoint('Writers', { path: '/lambda' });
     const ap2 = fs.addAccessPoint('Readers', { path: '/readers' });
     // THEN
     const t = Template.fromStack(stack);
@@ -847,7 +846,7 @@ describe('S3FilesFileSystem: waiter', () => {
     const build = (n: number) => {
       const stack = newStack();
       const vpc = isolatedVpc(stack);
-      for (let i = 0; i < n; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc, removalPolicy: RemovalPolicy.DESTROY }).addAccessPoint('Ap');
+      for (let i = 0; i < n; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc, removalPolicy: RemovalPolicy.DESTROY }).addAccessPoint('Ap', { path: '/lambda' });
       return stack;
     };
     // WHEN / THEN
@@ -894,12 +893,13 @@ describe('S3FilesFileSystem: validation', () => {
     expect(() => fileSystem({ expireAfterLastAccess })).toThrow(message);
   });
 
-  test('rejects an importSizeThreshold above the service maximum', () => {
-    expect(() => fileSystem({ importSizeThreshold: Size.tebibytes(100) })).toThrow(/invalid importSizeThreshold "109951162777600 bytes": it must be between 0 and 52673613135872 bytes/);
+  test('rejects an import size above the service maximum', () => {
+    expect(() => fileSystem({ importDataRules: [{ sizeLessThan: Size.tebibytes(100) }] }))
+      .toThrow(/invalid importDataRules\[0\]\.sizeLessThan "109951162777600 bytes": it must be between 0 and 52673613135872 bytes/);
   });
 
-  test('a negative importSizeThreshold cannot even be constructed (aws-cdk-lib rejects it first)', () => {
-    expect(() => fileSystem({ importSizeThreshold: Size.bytes(-1) })).toThrow(/cannot be negative/);
+  test('a negative import size cannot even be constructed (aws-cdk-lib rejects it first)', () => {
+    expect(() => fileSystem({ importDataRules: [{ sizeLessThan: Size.bytes(-1) }] })).toThrow(/cannot be negative/);
   });
 
   test.each([
@@ -943,7 +943,7 @@ describe('S3FilesFileSystem: validation', () => {
     });
     // WHEN / THEN
     expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }))
-      .toThrow(/invalid vpcSubnets \["TestStack\/Vpc\/ASubnet1", "TestStack\/Vpc\/BSubnet1"\]: both subnets are in availability zone AZ #1, and S3 Files allows one mount target per AZ\. Fix: select one subnet per AZ \(the onePerAz option/);
+      .toThrow(/invalid vpcSubnets \["TestStack\/Vpc\/ASubnet1", "TestStack\/Vpc\/BSubnet1"\]: both subnets are in availability zone AZ #1, and S3 Files allows one mount target per AZ\. Fix: select one subnet per AZ \(the `onePerAz` option/);
     // and the default selection takes one per AZ instead
     expect(() => new S3FilesFileSystem(stack, 'Files2', { vpc })).not.toThrow();
   });
@@ -966,7 +966,7 @@ describe('S3FilesFileSystem: validation', () => {
     const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-1', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-1'] });
     const subnet = ec2.Subnet.fromSubnetId(stack, 'S1', 'subnet-9');
     expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: [subnet] } }))
-      .toThrow(/invalid vpcSubnets "subnet-9": the subnet was imported without its availability zone.*Fix: import it with its availabilityZone \(ec2.Subnet.fromSubnetAttributes\)/);
+      .toThrow(/invalid vpcSubnets "subnet-9": the subnet was imported without its availability zone.*Fix: import it with its `availabilityZone` \(`ec2\.Subnet\.fromSubnetAttributes\(\)`\)/);
   });
 
   test('rejects a VPC without private or isolated subnets', () => {
@@ -1004,7 +1004,7 @@ describe('S3FilesFileSystem: validation', () => {
     // WHEN
     new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
     // THEN
-    expect(warnings(stack).join('\n')).toMatch(/bucket is owned by account 222222222222, not 111111111111/);
+    expect(warnings(stack).join('\n')).toMatch(/`bucket` is owned by account 222222222222, not 111111111111/);
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'S3BucketAccess', Condition: { StringEquals: { 'aws:ResourceAccount': '222222222222' } } })]) },
     });
@@ -1057,7 +1057,7 @@ describe('S3FilesFileSystem: data safety on removal', () => {
   test('with DESTROY the guard deletes the file system after its users; the bucket\'s own cleaner, deleted after the guard, empties and deletes the created bucket', () => {
     // GIVEN / WHEN
     const { fs, stack } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
-    fs.addAccessPoint('Extra');
+    fs.addAccessPoint('Extra', { path: '/lambda' });
     const t = Template.fromStack(stack);
     // THEN the guard references the file system (so it is deleted before it, and before the bucket) ...
     const [guardId, g] = guard(t);
@@ -1350,13 +1350,11 @@ describe('S3FilesFileSystem: importDataRules', () => {
     });
   });
 
-  test('clear errors: with the single-rule props, none or 11 rules, a repeated or malformed prefix, a size out of range', () => {
+  test('clear errors: none or 11 rules, a repeated or malformed prefix, a size out of range', () => {
     const build = (props: Record<string, unknown>) => () => {
       const stack = newStack();
       new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), ...props });
     };
-    expect(build({ importDataRules: [{}], importSizeThreshold: Size.kibibytes(1) }))
-      .toThrow(/invalid importDataRules "1 rule\(s\)": importSizeThreshold and importTrigger are shorthand for one rule with prefix "".*Fix: put that rule into importDataRules/);
     expect(build({ importDataRules: [] })).toThrow(/invalid importDataRules "0 rules": S3 Files takes 1 to 10 import rules/);
     expect(build({ importDataRules: Array.from({ length: 11 }, (_, i) => ({ prefix: `p${i}/` })) })).toThrow(/invalid importDataRules "11 rules"/);
     expect(build({ importDataRules: [{ prefix: 'a/' }, { prefix: 'a/' }] })).toThrow(/invalid importDataRules\[1\]\.prefix "a\/": two import rules have the same prefix/);

@@ -70,7 +70,7 @@ describe('S3FilesMonitoring', () => {
     const stack = newStack();
     const fn = new S3FilesMountedFunction(stack, 'Worker', FN);
     // WHEN
-    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: fn.fileSystem, functions: [fn], dashboardName: 'files' });
+    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: fn.s3FileSystem, functions: [fn], dashboardName: 'files' });
     // THEN
     const [[, dashboard]] = resourcesOfType(Template.fromStack(stack), 'AWS::CloudWatch::Dashboard');
     expect(dashboard.Properties.DashboardName).toBe('files');

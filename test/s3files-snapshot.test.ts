@@ -5,7 +5,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { S3FilesFileSystem, S3FilesMountedFunction } from '../src';
+import { BatchMount, Ec2Mount, EcsMount, S3FilesFileSystem, S3FilesMountedFunction } from '../src';
 import { FN, isolatedVpc, newStack, stripAssetHashes } from './util/template';
 
 describe('full stack snapshot', () => {
@@ -50,9 +50,9 @@ describe('compute mounts snapshot', () => {
       machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
     });
     // WHEN
-    results.mountOnService(service, { readOnly: true });
-    results.mountOnJobDefinition(job);
-    results.mountOnInstance(host);
+    EcsMount.onService(service, results, { readOnly: true });
+    BatchMount.onJobDefinition(job, results);
+    Ec2Mount.onInstance(host, results);
     // THEN
     const template = stripAssetHashes(Template.fromStack(stack).toJSON());
     expect(JSON.stringify(template)).not.toMatch(/[0-9a-f]{64}/);

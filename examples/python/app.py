@@ -11,6 +11,12 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from cdk_s3files_lambda import (
+    AgentCoreMount,
+    BatchMount,
+    Ec2Mount,
+    EcsMount,
+    ImportDataRule,
+    LambdaMount,
     PosixUser,
     S3FilesAccessPoint,
     S3FilesAccessPointOptions,
@@ -52,7 +58,7 @@ class ExampleStack(cdk.Stack):
             "FileSystem",
             vpc=vpc,
             vpc_subnets=subnets,
-            import_size_threshold=cdk.Size.kibibytes(256),
+            import_data_rules=[ImportDataRule(prefix="", size_less_than=cdk.Size.kibibytes(256))],
             expire_after_last_access=cdk.Duration.days(30),
         )
 
@@ -67,7 +73,7 @@ class ExampleStack(cdk.Stack):
             timeout=cdk.Duration.seconds(30),
             vpc=vpc,
             vpc_subnets=subnets,
-            file_system=file_system,
+            s3_file_system=file_system,
             mount_path="/mnt/data",
             access_point_options=S3FilesAccessPointOptions(
                 path="/processor",
@@ -98,7 +104,7 @@ class ImportedStack(cdk.Stack):
             "Shared",
             file_system_id="fs-0123456789abcdef0",
             vpc=vpc,
-            availability_zones=["us-east-1a", "us-east-1b"],
+            mount_target_availability_zones=["us-east-1a", "us-east-1b"],
             client_security_group=ec2.SecurityGroup.from_security_group_id(self, "Clients", "sg-0123456789abcdef0"),
             bucket=s3.Bucket.from_bucket_name(self, "Bucket", "shared-data-bucket"),
         )
@@ -107,7 +113,6 @@ class ImportedStack(cdk.Stack):
             "Team",
             file_system=file_system,
             access_point_id="fsap-0123456789abcdef0",
-            path="/team",
         )
 
         reader = lambda_.Function(
@@ -118,7 +123,7 @@ class ImportedStack(cdk.Stack):
             code=lambda_.Code.from_inline(HANDLER_CODE),
             vpc=vpc,
         )
-        access_point.mount_on_function(reader, read_only=True)
+        LambdaMount.on_function(reader, access_point, read_only=True)
 
 
 class OtherComputeStack(cdk.Stack):
@@ -139,7 +144,7 @@ class OtherComputeStack(cdk.Stack):
             "Shared",
             file_system_id="fs-0123456789abcdef0",
             vpc=vpc,
-            availability_zones=["us-east-1a", "us-east-1b"],
+            mount_target_availability_zones=["us-east-1a", "us-east-1b"],
             client_security_group=ec2.SecurityGroup.from_security_group_id(self, "Clients", "sg-0123456789abcdef0"),
             bucket=s3.Bucket.from_bucket_name(self, "Bucket", "shared-data-bucket"),
         )
@@ -148,7 +153,6 @@ class OtherComputeStack(cdk.Stack):
             "Results",
             file_system=file_system,
             access_point_id="fsap-0123456789abcdef0",
-            path="/results",
         )
         image = ecs.ContainerImage.from_registry("public.ecr.aws/docker/library/busybox:stable")
 
@@ -157,7 +161,7 @@ class OtherComputeStack(cdk.Stack):
         task = ecs.FargateTaskDefinition(self, "Task")
         task.add_container("app", image=image)
         service = ecs.FargateService(self, "Service", cluster=cluster, task_definition=task)
-        access_point.mount_on_service(service, container_path="/mnt/results", read_only=True)
+        EcsMount.on_service(service, access_point, container_path="/mnt/results", read_only=True)
 
         # AWS Batch on Fargate.
         job_role = iam.Role(self, "JobRole", assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"))
@@ -169,7 +173,7 @@ class OtherComputeStack(cdk.Stack):
             ),
         )
         compute_environment = batch.FargateComputeEnvironment(self, "Environment", vpc=vpc)
-        access_point.mount_on_job_definition(job, compute_environment=compute_environment)
+        BatchMount.on_job_definition(job, access_point, compute_environment=compute_environment)
 
         # EC2: user data installs amazon-efs-utils, writes the fstab line and mounts at boot.
         host = ec2.Instance(
@@ -179,7 +183,7 @@ class OtherComputeStack(cdk.Stack):
             instance_type=ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
             machine_image=ec2.MachineImage.latest_amazon_linux2023(cpu_type=ec2.AmazonLinuxCpuType.ARM_64),
         )
-        access_point.mount_on_instance(host, mount_path="/mnt/results")
+        Ec2Mount.on_instance(host, access_point, mount_path="/mnt/results")
 
         # Bedrock AgentCore: a runtime in the VPC reads the same access point.
         agent = agentcore.Runtime(
@@ -191,7 +195,7 @@ class OtherComputeStack(cdk.Stack):
             ),
             network_configuration=agentcore.RuntimeNetworkConfiguration.using_vpc(self, vpc=vpc),
         )
-        access_point.mount_on_agent_core_runtime(agent, mount_path="/mnt/results", read_only=True)
+        AgentCoreMount.on_runtime(agent, access_point, mount_path="/mnt/results", read_only=True)
 
 
 app = cdk.App()

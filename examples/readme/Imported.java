@@ -1,7 +1,8 @@
 import java.util.List;
 
-import io.github.cdks3files.lambda.IS3FilesFileSystem;
 import io.github.cdks3files.lambda.IS3FilesAccessPoint;
+import io.github.cdks3files.lambda.IS3FilesFileSystem;
+import io.github.cdks3files.lambda.LambdaMount;
 import io.github.cdks3files.lambda.LambdaMountOptions;
 import io.github.cdks3files.lambda.S3FilesAccessPoint;
 import io.github.cdks3files.lambda.S3FilesAccessPointAttributes;
@@ -36,14 +37,14 @@ public class Imported {
             S3FilesFileSystemAttributes.builder()
                 .fileSystemId("fs-0123456789abcdef0")
                 .vpc(vpc)
-                .availabilityZones(List.of("us-east-1a", "us-east-1b"))
+                .mountTargetAvailabilityZones(List.of("us-east-1a", "us-east-1b"))
                 // A group the mount targets admit on 2049 (or securityGroups: the mount targets' own groups).
                 .clientSecurityGroup(SecurityGroup.fromSecurityGroupId(stack, "Clients", "sg-0123456789abcdef0"))
                 .bucket(Bucket.fromBucketName(stack, "Bucket", "shared-data-bucket"))
                 .build());
         IS3FilesAccessPoint team = S3FilesAccessPoint.fromAccessPointAttributes(stack, "Team",
             S3FilesAccessPointAttributes.builder()
-                .fileSystem(fileSystem).accessPointId("fsap-0123456789abcdef0").path("/team").build());
+                .fileSystem(fileSystem).accessPointId("fsap-0123456789abcdef0").build());
 
         Function reader = Function.Builder.create(stack, "Reader")
             .runtime(Runtime.NODEJS_24_X)
@@ -52,7 +53,7 @@ public class Imported {
                 "exports.handler = async () => require(\"fs\").readdirSync(process.env.MOUNT_PATH);"))
             .vpc(vpc)
             .build();
-        team.mountOnFunction(reader, LambdaMountOptions.builder().readOnly(true).build());
+        LambdaMount.onFunction(reader, team, LambdaMountOptions.builder().readOnly(true).build());
 
         app.synth();
     }

@@ -33,7 +33,7 @@ public class OneAccessPoint {
             .runtime(Runtime.NODEJS_24_X)
             .handler("index.handler")
             .code(Code.fromInline("exports.handler = async () => ({})"))
-            .fileSystem(fileSystem)
+            .s3FileSystem(fileSystem)
             .accessPoint(reports)
             .build();
 

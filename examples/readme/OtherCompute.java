@@ -1,7 +1,10 @@
 import java.util.Map;
 
+import io.github.cdks3files.lambda.BatchMount;
 import io.github.cdks3files.lambda.BatchMountOptions;
+import io.github.cdks3files.lambda.Ec2Mount;
 import io.github.cdks3files.lambda.Ec2MountOptions;
+import io.github.cdks3files.lambda.EcsMount;
 import io.github.cdks3files.lambda.EcsMountOptions;
 import io.github.cdks3files.lambda.S3FilesAccessPoint;
 import io.github.cdks3files.lambda.S3FilesAccessPointOptions;
@@ -58,7 +61,7 @@ public class OtherCompute {
             // A task that cannot start fails the deployment in minutes instead of hours.
             .circuitBreaker(DeploymentCircuitBreaker.builder().rollback(true).build())
             .build();
-        results.mountOnService(service, EcsMountOptions.builder().containerPath("/mnt/results").readOnly(true).build());
+        EcsMount.onService(service, results, EcsMountOptions.builder().containerPath("/mnt/results").readOnly(true).build());
 
         // AWS Batch on Fargate: the job role gets the grants, the environment joins the client group.
         EcsJobDefinition job = EcsJobDefinition.Builder.create(stack, "Job")
@@ -72,7 +75,7 @@ public class OtherCompute {
             .build();
         FargateComputeEnvironment computeEnvironment = FargateComputeEnvironment.Builder.create(stack, "Environment")
             .vpc(vpc).build();
-        results.mountOnJobDefinition(job, BatchMountOptions.builder().computeEnvironment(computeEnvironment).build());
+        BatchMount.onJobDefinition(job, results, BatchMountOptions.builder().computeEnvironment(computeEnvironment).build());
 
         // EC2: at boot, install amazon-efs-utils, write the fstab line, mount (retrying until reachable).
         Instance host = Instance.Builder.create(stack, "Host")
@@ -81,7 +84,7 @@ public class OtherCompute {
             .machineImage(MachineImage.latestAmazonLinux2023(AmazonLinux2023ImageSsmParameterProps.builder()
                 .cpuType(AmazonLinuxCpuType.ARM_64).build()))
             .build();
-        results.mountOnInstance(host, Ec2MountOptions.builder().mountPath("/mnt/results").build());
+        Ec2Mount.onInstance(host, results, Ec2MountOptions.builder().mountPath("/mnt/results").build());
 
         app.synth();
     }

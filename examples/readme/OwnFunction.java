@@ -1,6 +1,7 @@
 import java.nio.file.Path;
 import java.util.List;
 
+import io.github.cdks3files.lambda.LambdaMount;
 import io.github.cdks3files.lambda.LambdaMountOptions;
 import io.github.cdks3files.lambda.S3FilesAccessPoint;
 import io.github.cdks3files.lambda.S3FilesAccessPointOptions;
@@ -38,7 +39,7 @@ public class OwnFunction {
             .vpcSubnets(SubnetSelection.builder().subnetType(SubnetType.PRIVATE_ISOLATED).build())
             .build();
         // One call: the mount, the wait for the mount targets, NFS, scoped grants, MOUNT_PATH.
-        reports.mountOnFunction(worker, LambdaMountOptions.builder().mountPath("/mnt/reports").build());
+        LambdaMount.onFunction(worker, reports, LambdaMountOptions.builder().mountPath("/mnt/reports").build());
 
         app.synth();
     }

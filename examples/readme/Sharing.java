@@ -38,16 +38,16 @@ public class Sharing {
 
         S3FilesMountedFunction.Builder.create(stack, "Writer")
             .runtime(Runtime.NODEJS_24_X).handler("index.handler").code(code)
-            .fileSystem(fileSystem).accessPoint(appDir)
+            .s3FileSystem(fileSystem).accessPoint(appDir)
             .build();
         S3FilesMountedFunction.Builder.create(stack, "Reader")
             .runtime(Runtime.NODEJS_24_X).handler("index.handler").code(code)
-            .fileSystem(fileSystem).accessPoint(appDir).readOnly(true)
+            .s3FileSystem(fileSystem).accessPoint(appDir).readOnly(true)
             .build();
         // Root-owned (S3-born) entries: uid 0 with ClientRootAccess, assumed as in EFS (uid 0 draws a warning).
         S3FilesMountedFunction.Builder.create(stack, "Janitor")
             .runtime(Runtime.NODEJS_24_X).handler("index.handler").code(code)
-            .fileSystem(fileSystem)
+            .s3FileSystem(fileSystem)
             .accessPointOptions(S3FilesAccessPointOptions.builder()
                 .path("/app").posixUser(PosixUser.builder().uid(0).gid(0).build()).build())
             .rootAccess(true)

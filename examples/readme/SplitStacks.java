@@ -35,7 +35,7 @@ public class SplitStacks {
             .accessPoint(shared).readOnly(true).build();
         S3FilesMountedFunction.Builder.create(compute, "Own") // its own access point, beside it
             .runtime(Runtime.NODEJS_24_X).handler("index.handler").code(code)
-            .fileSystem(fileSystem).build();
+            .s3FileSystem(fileSystem).build();
 
         app.synth();
     }

@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { S3FilesAccessPoint, S3FilesFileSystem } from 'cdk-s3files-lambda';
+import { LambdaMount, S3FilesAccessPoint, S3FilesFileSystem } from 'cdk-s3files-lambda';
 
 const app = new App();
 const stack = new Stack(app, 'Consumer', { env: { account: '111111111111', region: 'us-east-1' } });
@@ -33,6 +33,6 @@ const reader = new lambda.Function(stack, 'Reader', {
   code: lambda.Code.fromInline('exports.handler = async () => require("fs").readdirSync(process.env.MOUNT_PATH);'),
   vpc,
 });
-team.mountOnFunction(reader, { readOnly: true });
+LambdaMount.onFunction(reader, team, { readOnly: true });
 
 app.synth();

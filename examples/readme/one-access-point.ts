@@ -17,7 +17,7 @@ const reporter = new S3FilesMountedFunction(stack, 'Reporter', {
   runtime: lambda.Runtime.NODEJS_24_X,
   handler: 'index.handler',
   code: lambda.Code.fromInline('exports.handler = async () => ({})'),
-  fileSystem,
+  s3FileSystem: fileSystem,
   accessPoint: reports,
 });
 

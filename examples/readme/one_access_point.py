@@ -23,7 +23,7 @@ reporter = S3FilesMountedFunction(
     runtime=lambda_.Runtime.NODEJS_24_X,
     handler="index.handler",
     code=lambda_.Code.from_inline("exports.handler = async () => ({})"),
-    file_system=file_system,
+    s3_file_system=file_system,
     access_point=reports,
 )
 

@@ -3,7 +3,7 @@ import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { S3FilesFileSystem } from 'cdk-s3files-lambda';
+import { BatchMount, Ec2Mount, EcsMount, S3FilesFileSystem } from 'cdk-s3files-lambda';
 
 const app = new App();
 const stack = new Stack(app, 'Pipeline');
@@ -28,7 +28,7 @@ const service = new ecs.FargateService(stack, 'Service', {
   // A task that cannot start fails the deployment in minutes instead of hours.
   circuitBreaker: { rollback: true },
 });
-results.mountOnService(service, { containerPath: '/mnt/results', readOnly: true });
+EcsMount.onService(service, results, { containerPath: '/mnt/results', readOnly: true });
 
 // AWS Batch on Fargate: the job role gets the grants, the environment joins the client group.
 const job = new batch.EcsJobDefinition(stack, 'Job', {
@@ -40,7 +40,7 @@ const job = new batch.EcsJobDefinition(stack, 'Job', {
   }),
 });
 const computeEnvironment = new batch.FargateComputeEnvironment(stack, 'Environment', { vpc });
-results.mountOnJobDefinition(job, { computeEnvironment });
+BatchMount.onJobDefinition(job, results, { computeEnvironment });
 
 // EC2: at boot, install amazon-efs-utils, write the fstab line, mount (retrying until reachable).
 const host = new ec2.Instance(stack, 'Host', {
@@ -48,6 +48,6 @@ const host = new ec2.Instance(stack, 'Host', {
   instanceType: ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
   machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
 });
-results.mountOnInstance(host, { mountPath: '/mnt/results' });
+Ec2Mount.onInstance(host, results, { mountPath: '/mnt/results' });
 
 app.synth();

@@ -3,7 +3,7 @@ from aws_cdk import aws_batch as batch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
 from aws_cdk import aws_iam as iam
-from cdk_s3files_lambda import S3FilesFileSystem
+from cdk_s3files_lambda import BatchMount, Ec2Mount, EcsMount, S3FilesFileSystem
 
 app = cdk.App()
 stack = cdk.Stack(app, "Pipeline")
@@ -34,7 +34,7 @@ service = ecs.FargateService(
     # A task that cannot start fails the deployment in minutes instead of hours.
     circuit_breaker=ecs.DeploymentCircuitBreaker(rollback=True),
 )
-results.mount_on_service(service, container_path="/mnt/results", read_only=True)
+EcsMount.on_service(service, results, container_path="/mnt/results", read_only=True)
 
 # AWS Batch on Fargate: the job role gets the grants, the environment joins the client group.
 job = batch.EcsJobDefinition(
@@ -50,7 +50,7 @@ job = batch.EcsJobDefinition(
     ),
 )
 compute_environment = batch.FargateComputeEnvironment(stack, "Environment", vpc=vpc)
-results.mount_on_job_definition(job, compute_environment=compute_environment)
+BatchMount.on_job_definition(job, results, compute_environment=compute_environment)
 
 # EC2: at boot, install amazon-efs-utils, write the fstab line, mount (retrying until reachable).
 host = ec2.Instance(
@@ -60,6 +60,6 @@ host = ec2.Instance(
     instance_type=ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
     machine_image=ec2.MachineImage.latest_amazon_linux2023(cpu_type=ec2.AmazonLinuxCpuType.ARM_64),
 )
-results.mount_on_instance(host, mount_path="/mnt/results")
+Ec2Mount.on_instance(host, results, mount_path="/mnt/results")
 
 app.synth()

@@ -3,7 +3,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import { S3FilesFileSystem } from 'cdk-s3files-lambda';
+import { LambdaMount, S3FilesFileSystem } from 'cdk-s3files-lambda';
 
 const app = new App();
 const storage = new Stack(app, 'Storage');
@@ -23,6 +23,6 @@ const worker = new nodejs.NodejsFunction(compute, 'Worker', {
   vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
 });
 // One call: the mount, the wait for the mount targets, NFS, scoped grants, MOUNT_PATH.
-reports.mountOnFunction(worker, { mountPath: '/mnt/reports' });
+LambdaMount.onFunction(worker, reports, { mountPath: '/mnt/reports' });
 
 app.synth();

@@ -3,7 +3,7 @@ import os
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_lambda as lambda_
-from cdk_s3files_lambda import S3FilesFileSystem
+from cdk_s3files_lambda import LambdaMount, S3FilesFileSystem
 
 app = cdk.App()
 storage = cdk.Stack(app, "Storage")
@@ -30,6 +30,6 @@ worker = lambda_.Function(
     vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED),
 )
 # One call: the mount, the wait for the mount targets, NFS, scoped grants, MOUNT_PATH.
-reports.mount_on_function(worker, mount_path="/mnt/reports")
+LambdaMount.on_function(worker, reports, mount_path="/mnt/reports")
 
 app.synth()

@@ -34,18 +34,18 @@ app_dir = file_system.add_access_point(
 S3FilesMountedFunction(
     stack, "Writer",
     runtime=lambda_.Runtime.NODEJS_24_X, handler="index.handler", code=code,
-    file_system=file_system, access_point=app_dir,
+    s3_file_system=file_system, access_point=app_dir,
 )
 S3FilesMountedFunction(
     stack, "Reader",
     runtime=lambda_.Runtime.NODEJS_24_X, handler="index.handler", code=code,
-    file_system=file_system, access_point=app_dir, read_only=True,
+    s3_file_system=file_system, access_point=app_dir, read_only=True,
 )
 # Root-owned (S3-born) entries: uid 0 with ClientRootAccess, assumed as in EFS (uid 0 draws a warning).
 S3FilesMountedFunction(
     stack, "Janitor",
     runtime=lambda_.Runtime.NODEJS_24_X, handler="index.handler", code=code,
-    file_system=file_system,
+    s3_file_system=file_system,
     access_point_options=S3FilesAccessPointOptions(path="/app", posix_user=PosixUser(uid=0, gid=0)),
     root_access=True,
 )

@@ -17,14 +17,14 @@ const fileSystem = new S3FilesFileSystem(stack, 'Docs', { vpc, prefix: 'docs/' }
 const appDir = fileSystem.addAccessPoint('App', { path: '/app', posixUser: { uid: 1000, gid: 1000 } });
 
 new S3FilesMountedFunction(stack, 'Writer', {
-  runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, fileSystem, accessPoint: appDir,
+  runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, s3FileSystem: fileSystem, accessPoint: appDir,
 });
 new S3FilesMountedFunction(stack, 'Reader', {
-  runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, fileSystem, accessPoint: appDir, readOnly: true,
+  runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, s3FileSystem: fileSystem, accessPoint: appDir, readOnly: true,
 });
 // Root-owned (S3-born) entries: uid 0 with ClientRootAccess, assumed as in EFS (uid 0 draws a warning).
 new S3FilesMountedFunction(stack, 'Janitor', {
-  runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, fileSystem,
+  runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code, s3FileSystem: fileSystem,
   accessPointOptions: { path: '/app', posixUser: { uid: 0, gid: 0 } }, rootAccess: true,
 });
 

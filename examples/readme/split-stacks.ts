@@ -21,6 +21,6 @@ const fn = {
 const shared = new S3FilesAccessPoint(compute, 'Shared', { fileSystem, path: '/shared' });
 new S3FilesMountedFunction(compute, 'Writer', { ...fn, accessPoint: shared });
 new S3FilesMountedFunction(compute, 'Reader', { ...fn, accessPoint: shared, readOnly: true });
-new S3FilesMountedFunction(compute, 'Own', { ...fn, fileSystem }); // its own access point, beside it
+new S3FilesMountedFunction(compute, 'Own', { ...fn, s3FileSystem: fileSystem }); // its own access point, beside it
 
 app.synth();

@@ -25,6 +25,6 @@ fn = dict(
 shared = S3FilesAccessPoint(compute, "Shared", file_system=file_system, path="/shared")
 S3FilesMountedFunction(compute, "Writer", **fn, access_point=shared)
 S3FilesMountedFunction(compute, "Reader", **fn, access_point=shared, read_only=True)
-S3FilesMountedFunction(compute, "Own", **fn, file_system=file_system)  # its own access point, beside it
+S3FilesMountedFunction(compute, "Own", **fn, s3_file_system=file_system)  # its own access point, beside it
 
 app.synth()

@@ -8,8 +8,8 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, LambdaMount, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from 'cdk-s3files-lambda';
 import { Construct } from 'constructs';
-import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from 'cdk-s3files-lambda';
 
 // Inline code keeps the template free of language-specific asset hashes.
 const HANDLER_CODE = 'const fs = require("fs"); exports.handler = async () => fs.readdirSync(process.env.MOUNT_PATH);';
@@ -30,7 +30,7 @@ export class ExampleStack extends Stack {
     const fileSystem = new S3FilesFileSystem(this, 'FileSystem', {
       vpc,
       vpcSubnets: subnets,
-      importSizeThreshold: Size.kibibytes(256),
+      importDataRules: [{ prefix: '', sizeLessThan: Size.kibibytes(256) }],
       expireAfterLastAccess: Duration.days(30),
     });
 
@@ -43,7 +43,7 @@ export class ExampleStack extends Stack {
       timeout: Duration.seconds(30),
       vpc,
       vpcSubnets: subnets,
-      fileSystem,
+      s3FileSystem: fileSystem,
       mountPath: '/mnt/data',
       accessPointOptions: {
         path: '/processor',
@@ -86,7 +86,7 @@ export class ImportedStack extends Stack {
       code: lambda.Code.fromInline(HANDLER_CODE),
       vpc,
     });
-    accessPoint.mountOnFunction(reader, { readOnly: true });
+    LambdaMount.onFunction(reader, accessPoint, { readOnly: true });
   }
 }
 
@@ -119,7 +119,7 @@ export class OtherComputeStack extends Stack {
     const task = new ecs.FargateTaskDefinition(this, 'Task');
     task.addContainer('app', { image });
     const service = new ecs.FargateService(this, 'Service', { cluster, taskDefinition: task });
-    accessPoint.mountOnService(service, { containerPath: '/mnt/results', readOnly: true });
+    EcsMount.onService(service, accessPoint, { containerPath: '/mnt/results', readOnly: true });
 
     // AWS Batch on Fargate.
     const jobRole = new iam.Role(this, 'JobRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
@@ -127,7 +127,7 @@ export class OtherComputeStack extends Stack {
       container: new batch.EcsFargateContainerDefinition(this, 'JobContainer', { image, cpu: 1, memory: Size.gibibytes(2), jobRole }),
     });
     const computeEnvironment = new batch.FargateComputeEnvironment(this, 'Environment', { vpc });
-    accessPoint.mountOnJobDefinition(job, { computeEnvironment });
+    BatchMount.onJobDefinition(job, accessPoint, { computeEnvironment });
 
     // EC2: user data installs amazon-efs-utils, writes the fstab line and mounts at boot.
     const host = new ec2.Instance(this, 'Host', {
@@ -135,7 +135,7 @@ export class OtherComputeStack extends Stack {
       instanceType: ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
       machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
     });
-    accessPoint.mountOnInstance(host, { mountPath: '/mnt/results' });
+    Ec2Mount.onInstance(host, accessPoint, { mountPath: '/mnt/results' });
 
     // Bedrock AgentCore: a runtime in the VPC reads the same access point.
     const agent = new agentcore.Runtime(this, 'Agent', {
@@ -143,7 +143,7 @@ export class OtherComputeStack extends Stack {
       agentRuntimeArtifact: agentcore.AgentRuntimeArtifact.fromImageUri('123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest'),
       networkConfiguration: agentcore.RuntimeNetworkConfiguration.usingVpc(this, { vpc }),
     });
-    accessPoint.mountOnAgentCoreRuntime(agent, { mountPath: '/mnt/results', readOnly: true });
+    AgentCoreMount.onRuntime(agent, accessPoint, { mountPath: '/mnt/results', readOnly: true });
   }
 }
 

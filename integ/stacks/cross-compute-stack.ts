@@ -4,7 +4,7 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
+import { EcsMount, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction } from '../../src';
 import { acknowledge } from '../../src/private/nag';
 import { handlerCode } from '../handler-assets';
 
@@ -94,7 +94,7 @@ export class CrossComputeStack extends Stack {
         logGroup: new logs.LogGroup(this, 'ReaderLogs', { retention: logs.RetentionDays.ONE_WEEK, removalPolicy: RemovalPolicy.DESTROY }),
       }),
     });
-    shared.mountOnTaskDefinition(this.taskDefinition, { containerPath: '/mnt/shared', readOnly: true });
+    EcsMount.onTaskDefinition(this.taskDefinition, shared, { containerPath: '/mnt/shared', readOnly: true });
 
     // RunTask has no service to carry the network: the caller passes these.
     const taskGroup = new ec2.SecurityGroup(this, 'ReaderSecurityGroup', { vpc, description: 'The cross-compute reader task' });

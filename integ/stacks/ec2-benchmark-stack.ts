@@ -3,7 +3,7 @@ import { CfnElement, CfnOutput, RemovalPolicy, Stack, StackProps } from 'aws-cdk
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
-import { S3FilesFileSystem } from '../../src';
+import { Ec2Mount, S3FilesFileSystem } from '../../src';
 import { acknowledge } from '../../src/private/nag';
 
 export interface Ec2BenchmarkStackProps extends StackProps {
@@ -70,7 +70,7 @@ export class Ec2BenchmarkStack extends Stack {
       blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(16, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
     });
     // The mount first (user data: amazon-efs-utils, fstab, mount with retries) ...
-    accessPoint.mountOnInstance(this.instance, { mountPath: '/mnt/bench' });
+    Ec2Mount.onInstance(this.instance, accessPoint, { mountPath: '/mnt/bench' });
 
     // ... then the benchmark: its script and report bundle come from the CDK assets bucket.
     const script = new s3assets.Asset(this, 'Script', { path: path.join(__dirname, '..', 'handlers', 'ec2-benchmark', 'run.sh') });

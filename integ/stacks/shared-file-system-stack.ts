@@ -107,7 +107,7 @@ export class SharedFileSystemStack extends Stack {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       handler: 'index.handler',
-      fileSystem,
+      s3FileSystem: fileSystem,
       memorySize: 512,
       timeout: Duration.seconds(30),
     };

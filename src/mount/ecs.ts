@@ -1,12 +1,25 @@
+import { Stack } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { S3FilesMountOptions } from './options';
+import { patchTaskDefinitionVolumes } from '../private/compat';
+import { stateOf } from '../private/construct-state';
+import { addMountPoint, checkSameVolume, S3FilesVolume, volumeConfig, volumeName } from '../private/container-volumes';
+import { invalid, warn } from '../private/messages';
+import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount-pipeline';
+import { joinSecurityGroup } from '../private/network';
+import { validateContainerPath } from '../private/validation';
+import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
+
+/** ECS attaches at most this many security groups to a task (awsvpc). */
+const MAX_TASK_SECURITY_GROUPS = 5;
 
 /**
- * How an access point is mounted in an ECS task (`IS3FilesAccessPoint.mountOnTaskDefinition` and
- * `mountOnService`). ECS mounts S3 Files on Fargate and on ECS Managed Instances, with TLS and IAM
- * always on, using the task role.
+ * How an access point is mounted in an ECS task (`EcsMount.onTaskDefinition`, `EcsMount.onService`).
+ * ECS mounts S3 Files on Fargate and on ECS Managed Instances, with TLS and IAM always on, using the
+ * task role.
  * @see https://docs.aws.amazon.com/AmazonECS/latest/developerguide/s3files-volumes.html
  */
-export interface EcsMountOptions {
+export interface EcsMountOptions extends S3FilesMountOptions {
   /**
    * Where the containers see the file system.
    * @default '/mnt/s3files'
@@ -26,30 +39,112 @@ export interface EcsMountOptions {
   readonly volumeName?: string;
 
   /**
-   * Mount read-only: the task role gets `s3files:ClientMount` only, and the mount points are read-only.
-   * @default false
-   */
-  readonly readOnly?: boolean;
-
-  /**
-   * Also grant `s3files:ClientRootAccess` (only matters for an access point whose POSIX user is 0).
-   * @default false
-   */
-  readonly rootAccess?: boolean;
-
-  /**
-   * Grant the task role `s3:GetObject`/`s3:GetObjectVersion` on the objects under the access point's
-   * directory, `s3:ListBucket` on the bucket (amazon-efs-utils keeps direct reads off without it)
-   * and `kms:Decrypt` through S3 when the bucket key is known, so the mount helper may read large
-   * files straight from the bucket. Without it those reads go through the mount.
-   * For an imported file system, its `bucket` must be known.
-   * @default true
-   */
-  readonly grantDirectReads?: boolean;
-
-  /**
    * The port for the TLS tunnel between the host and the mount target.
    * @default - the mount helper's choice
    */
   readonly transitEncryptionPort?: number;
+}
+
+/**
+ * Mounts S3 Files access points in ECS tasks.
+ */
+export class EcsMount {
+  /**
+   * Adds an S3 Files volume for an access point to a task definition (Fargate or ECS Managed
+   * Instances) and mounts it in its containers; grants the task role what the mount needs (scoped
+   * to the access point) and the direct reads; and makes the task definition, so every service and
+   * task using it, wait until the mount targets and the access point are available. Networking is
+   * the service's: see `onService`.
+   * @param taskDefinition the task definition
+   * @param accessPoint the access point to mount
+   * @param options where and how to mount
+   * @returns the volume name
+   */
+  public static onTaskDefinition(taskDefinition: ecs.TaskDefinition, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    if (!taskDefinition.isFargateCompatible && !taskDefinition.isManagedInstancesCompatible) {
+      invalid(taskDefinition, 'compatibility', ecs.Compatibility[taskDefinition.compatibility],
+        'ECS mounts S3 Files volumes only in tasks on Fargate or ECS Managed Instances; with the EC2 launch type the task fails at launch',
+        'use a `FargateTaskDefinition`, or compatibility FARGATE or MANAGED_INSTANCES; on EC2 container instances mount on the instances (`Ec2Mount.onAutoScalingGroup()`) and use a bind mount');
+    }
+    if (taskDefinition.isEc2Compatible) {
+      warn(taskDefinition, 'ecsEc2LaunchType',
+        `${taskDefinition.node.path} is also EC2-compatible, but its S3 Files volume works only when the task runs on Fargate or ECS Managed Instances: launched with the EC2 launch type it fails.`);
+    }
+    const cfn = taskDefinition.node.defaultChild as ecs.CfnTaskDefinition;
+    const containerPath = options.containerPath ?? DEFAULT_MOUNT_PATH;
+    validateContainerPath(taskDefinition, containerPath);
+    const name = volumeName(taskDefinition, accessPoint, options.volumeName, 'ECS');
+
+    const volumes = stateOf(cfn, 'cdk-s3files-lambda.Volumes', () => {
+      const known = new Map<string, S3FilesVolume>();
+      patchTaskDefinitionVolumes(cfn, (volume) => known.get(volume)?.config);
+      return known;
+    });
+    const existing = volumes.get(name);
+    checkSameVolume(taskDefinition, name, existing, accessPoint, options.transitEncryptionPort, 'task definition');
+    if (!existing) {
+      taskDefinition.addVolume({ name });
+      volumes.set(name, { accessPoint: accessPoint.node.path, config: volumeConfig(accessPoint, options.transitEncryptionPort) });
+    }
+    const containers = options.containers ?? (taskDefinition.defaultContainer ? [taskDefinition.defaultContainer] : []);
+    if (containers.length === 0) {
+      invalid(taskDefinition, 'containers', [], 'the task definition has no essential container yet, so there is nothing to mount the volume in',
+        'add the container before mounting, or pass `containers`');
+    }
+    for (const container of containers) {
+      if (container.taskDefinition !== taskDefinition) {
+        invalid(taskDefinition, 'containers', container.node.path, `the container belongs to ${container.taskDefinition.node.path}, not to this task definition`,
+          'pass containers of the task definition being mounted on');
+      }
+      addMountPoint(taskDefinition, container.node.path, container.mountPoints,
+        { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => container.addMountPoints(m));
+    }
+    // Every service and task that uses this task definition references it, so they start only once
+    // the access point and the mount targets are available.
+    mountAccessPoint(accessPoint, {
+      scope: taskDefinition,
+      what: 'the task definition',
+      grantee: taskDefinition.taskRole,
+      launcher: cfn,
+      efsUtils: true,
+      readOnlyFlag: true,
+      directReads: options.grantDirectReads ?? true,
+    }, options);
+    return name;
+  }
+
+  /**
+   * `onTaskDefinition` on the service's task definition, and lets the service's tasks reach the
+   * mount targets over NFS, checks that every AZ of its subnets has a mount target, and makes the
+   * service wait until they are available.
+   * @param service an awsvpc service (Fargate, or ECS Managed Instances)
+   * @param accessPoint the access point to mount
+   * @param options where and how to mount
+   * @returns the volume name
+   */
+  public static onService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    const name = EcsMount.onTaskDefinition(service.taskDefinition, accessPoint, options);
+    const cfn = service.node.defaultChild as ecs.CfnService;
+    // The L2 renders its network configuration lazily: read what it will render.
+    const network = Stack.of(service).resolve(cfn.networkConfiguration) as { awsvpcConfiguration?: { subnets?: unknown } } | undefined;
+    const awsvpc = network?.awsvpcConfiguration;
+    if (!awsvpc) {
+      invalid(service, 'networkMode', 'not awsvpc', 'an S3 Files volume needs the task in the VPC of the mount targets (awsvpc networking)',
+        'use a `FargateService`, or a task definition with `NetworkMode.AWS_VPC`');
+    }
+    mountAccessPoint(accessPoint, {
+      scope: service,
+      what: 'the ECS service',
+      connectable: service,
+      joinSecurityGroup: (group) => joinSecurityGroup(service, service.connections, cfn,
+        'NetworkConfiguration.AwsvpcConfiguration.SecurityGroups', { max: MAX_TASK_SECURITY_GROUPS, service: 'ECS' }, 'the service', group),
+      launcher: service,
+      subnetIds: awsvpc.subnets,
+      unknownAzWarning: `The availability zones of the service's subnets are only known at deploy time, so the library cannot check that every one has a mount target of ${accessPoint.fileSystem.node.path}. A task placed in an AZ without one fails to start.`,
+      efsUtils: true,
+      readOnlyFlag: true,
+      directReads: false,
+    }, options);
+    return name;
+  }
 }

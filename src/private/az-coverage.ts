@@ -1,8 +1,9 @@
 import * as crypto from 'crypto';
-import { Annotations, Stack, Token } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { invalid, setKeys, Shown, spelling } from './validation';
+import { subnetAvailabilityZone } from './compat';
+import { invalid, setKeys, Shown, warn } from './messages';
 import type { MountTargetIpAddressType } from '../s3files-file-system-props';
 
 /** An AZ as the library keys it: by name when known, by its `Fn::GetAZs` index in env-agnostic stacks. */
@@ -18,12 +19,10 @@ export interface AzRef {
 }
 
 export function subnetAz(scope: IConstruct, stack: Stack, subnet: ec2.ISubnet): AzRef {
-  let az: string;
-  try {
-    az = subnet.availabilityZone;
-  } catch {
+  const az = subnetAvailabilityZone(subnet);
+  if (az === undefined) {
     invalid(scope, 'vpcSubnets', subnetLabel(subnet), 'the subnet was imported without its availability zone, so one mount target per AZ cannot be enforced',
-      'import it with its availabilityZone (ec2.Subnet.fromSubnetAttributes), or import the VPC with availabilityZones');
+      'import it with its `availabilityZone` (`ec2.Subnet.fromSubnetAttributes()`), or import the VPC with `availabilityZones`');
   }
   const ref = azRef(stack, az);
   // A subnet this app creates in an env-aware stack names its AZ; the same subnet in an
@@ -91,8 +90,8 @@ export class AzCoverage {
   check(scope: IConstruct, prop: string, subnets: ec2.ISubnet[], owner: string, moreFix = ''): void {
     const missing = this.missing(Stack.of(scope), subnets);
     if (missing.unknown) {
-      Annotations.of(scope).addWarningV2('cdk-s3files-lambda:azCoverageUnknown',
-        `The availability zones of ${prop} or of the mount targets of ${owner} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.${spelling([prop])}`);
+      warn(scope, 'azCoverageUnknown',
+        `The availability zones of \`${prop}\` or of the mount targets of ${owner} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
     }
     if (missing.azs.length > 0) {
       invalid(scope, prop, missing.azs.join(', '),
@@ -106,13 +105,12 @@ export class AzCoverage {
     let unknown = this.azs.some(az => !az.comparable);
     const azs = new Set<string>();
     for (const subnet of subnets) {
-      let az: AzRef;
-      try {
-        az = azRef(stack, subnet.availabilityZone);
-      } catch {
+      const name = subnetAvailabilityZone(subnet);
+      if (name === undefined) {
         unknown = true;
         continue;
       }
+      const az = azRef(stack, name);
       if (!az.comparable) unknown = true;
       else if (!unknown && !have.has(az.key)) azs.add(az.label);
     }
@@ -139,7 +137,7 @@ export function selectMountTargetSubnets(
     const hasPrivate = vpc.privateSubnets.length > 0;
     if (!hasPrivate && vpc.isolatedSubnets.length === 0) {
       invalid(scope, 'vpc', vpc.node.path, 'it has no private or isolated subnets for the mount targets',
-        'add PRIVATE_ISOLATED or PRIVATE_WITH_EGRESS subnets to the VPC, or pass vpcSubnets explicitly');
+        'add PRIVATE_ISOLATED or PRIVATE_WITH_EGRESS subnets to the VPC, or pass `vpcSubnets` explicitly');
     }
     subnets = vpc.selectSubnets({
       subnetType: hasPrivate ? ec2.SubnetType.PRIVATE_WITH_EGRESS : ec2.SubnetType.PRIVATE_ISOLATED,
@@ -156,7 +154,7 @@ export function selectMountTargetSubnets(
     const other = byAz.get(az.key);
     if (other) {
       invalid(scope, 'vpcSubnets', [subnetLabel(other), subnetLabel(subnet)], `both subnets are in availability zone ${az.label}, and S3 Files allows one mount target per AZ`,
-        'select one subnet per AZ (the onePerAz option of the subnet selection)');
+        'select one subnet per AZ (the `onePerAz` option of the subnet selection)');
     }
     byAz.set(az.key, subnet);
     return { subnet, az };

@@ -1,5 +1,11 @@
+import { CfnResource, Lazy, Stack } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { IConstruct } from 'constructs';
 
 // Every reliance on aws-cdk-lib behaviour that is not public API, in one place: each has a test in
@@ -23,4 +29,107 @@ export function lambdaAutoSecurityGroup(fn: IConstruct): ec2.CfnSecurityGroup | 
   const sg = fn.node.tryFindChild('SecurityGroup');
   const cfn = sg?.node.defaultChild;
   return cfn instanceof ec2.CfnSecurityGroup && /^Automatic security group for Lambda Function /.test(String(cfn.groupDescription)) ? cfn : undefined;
+}
+
+/**
+ * Makes an aws-cdk-lib consumer of another resource type fail with the library's message: those
+ * read a `<type>Ref` property of their own input (lambda.FileSystem.fromS3FilesAccessPoint reads
+ * `accessPointRef`, batch.EcsVolume.efs `fileSystemRef`), which this library's constructs do not have.
+ */
+export function refuseAwsCdkReference(target: object, property: string, refuse: () => never): void {
+  Object.defineProperty(target, property, { enumerable: false, get: refuse });
+}
+
+/** What a `lambda.DirectS3Read` asks for: its mode (`_mode`) and the bucket it wants granted (`_bucket`, only from `enabled(bucket)`). */
+export function directS3ReadOf(value: lambda.DirectS3Read): { readonly mode: string; readonly wantsGrant: boolean } {
+  const v = value as unknown as { _mode?: unknown; _bucket?: unknown };
+  if (typeof v._mode !== 'string') throw new Error('aws-cdk-lib\'s DirectS3Read no longer carries its mode in _mode (src/private/compat.ts)');
+  return { mode: v._mode, wantsGrant: v._bucket !== undefined };
+}
+
+/** A subnet's AZ; undefined for an imported subnet without one (aws-cdk-lib's getter throws then). */
+export function subnetAvailabilityZone(subnet: ec2.ISubnet): string | undefined {
+  try {
+    return subnet.availabilityZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An Auto Scaling group's user data; undefined for one made from a launch template (the getter throws). */
+export function autoScalingGroupUserData(group: autoscaling.AutoScalingGroup): ec2.UserData | undefined {
+  try {
+    return group.userData;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A launch template's connections; undefined without a security group (the getter throws). */
+export function launchTemplateConnections(template: ec2.LaunchTemplate): ec2.Connections | undefined {
+  try {
+    return template.connections;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The key an alias of this app points to; undefined for an imported alias (the getter throws). */
+export function aliasTargetKey(key: kms.IKey): kms.IKey | undefined {
+  try {
+    return (key as Partial<kms.IAlias>).aliasTargetKey;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * aws-cdk-lib renders a resource's security groups into its L1 once, at construction: re-render
+ * the list at `propertyPath` from the construct's connections, so groups added later count too.
+ */
+export function renderSecurityGroupsLazily(cfn: CfnResource, propertyPath: string, connections: ec2.Connections): void {
+  cfn.addPropertyOverride(propertyPath, Lazy.list({ produce: () => connections.securityGroups.map((sg) => sg.securityGroupId) }));
+}
+
+/**
+ * ECS task definitions have no S3 Files volume type: each volume the L2 renders under `Volumes`
+ * gets the L1's `S3FilesVolumeConfiguration` that `configFor` gives its name (lazily, so volumes
+ * added later are kept). Installed once per task definition.
+ */
+export function patchTaskDefinitionVolumes(cfn: ecs.CfnTaskDefinition, configFor: (name: string) => unknown): void {
+  const rendered = cfn.volumes;
+  cfn.volumes = Lazy.any({
+    produce: () => ((Stack.of(cfn).resolve(rendered) ?? []) as Array<{ name?: string }>)
+      .map((v) => {
+        const config = v.name !== undefined ? configFor(v.name) : undefined;
+        return config ? { ...v, s3FilesVolumeConfiguration: config } : v;
+      }),
+  });
+}
+
+/**
+ * Batch has no S3 Files `EcsVolume`: append volumes and mount points to what the job definition's
+ * L2 renders into `ContainerProperties` (lazily, so volumes the user adds later are kept).
+ */
+export function appendJobDefinitionVolumes(cfn: batch.CfnJobDefinition, volumes: () => object[], mountPoints: () => object[]): void {
+  const rendered = cfn.containerProperties as batch.CfnJobDefinition.ContainerPropertiesProperty;
+  const stack = Stack.of(cfn);
+  cfn.containerProperties = {
+    ...rendered,
+    volumes: Lazy.any({ produce: () => [...((stack.resolve(rendered.volumes) ?? []) as object[]), ...volumes()] }),
+    mountPoints: Lazy.any({ produce: () => [...((stack.resolve(rendered.mountPoints) ?? []) as object[]), ...mountPoints()] }),
+  };
+}
+
+/** aws-cdk-lib appends ` [ack: <id>]` to a warning added with addWarningV2 (what acknowledgeWarning matches). */
+const ACKNOWLEDGEABLE = / \[ack: ([^\]]+)\]$/;
+
+/** The warnings added to `scope` with addWarningV2 whose id starts with `prefix`: their ids and texts. */
+export function warningsOf(scope: IConstruct, prefix: string): Array<{ id: string; text: string }> {
+  const out: Array<{ id: string; text: string }> = [];
+  for (const m of scope.node.metadata) {
+    const match = m.type === 'aws:cdk:warning' && typeof m.data === 'string' ? ACKNOWLEDGEABLE.exec(m.data) : null;
+    if (match && match[1].startsWith(prefix)) out.push({ id: match[1], text: (m.data as string).slice(0, match.index) });
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
-import { Annotations, Stack, Token } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { invalid } from './validation';
+import { invalid, warn } from './messages';
 
 /**
  * A file system in another region than the stack that uses it: an error when both are known, a
@@ -11,9 +11,9 @@ export function checkSameRegion(scope: IConstruct, fileSystem: string, region: s
   if (region === undefined) return;
   const stack = Stack.of(scope);
   if (Token.isUnresolved(stack.region)) {
-    Annotations.of(scope).addWarningV2('cdk-s3files-lambda:fileSystemRegionUnchecked',
+    warn(scope, 'fileSystemRegionUnchecked',
       `${fileSystem} is in ${region} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that it is deployed there: ${why}. `
-      + `Give the stack env: { region: '${region}' }.`);
+      + `Give the stack an \`env\` with \`region\` '${region}'.`);
   } else if (stack.region !== region) {
     invalid(scope, 'fileSystem', fileSystem, `it is in ${region} (its ARN) and ${stack.node.path} in ${stack.region}, and ${why}`,
       `${what} in a stack of ${region}`);

@@ -1,7 +1,8 @@
 import { Duration, Size, Token } from 'aws-cdk-lib';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { IConstruct } from 'constructs';
-import { invalid, validateImportSizeThreshold, validatePrefix, validateWholeDays } from './validation';
+import { invalid } from './messages';
+import { validateImportSizeThreshold, validatePrefix, validateWholeDays } from './validation';
 import { ImportTrigger, S3FilesFileSystemOptions } from '../s3files-file-system-props';
 
 /** CloudFormation takes 1 to 10 import rules per file system. */
@@ -14,33 +15,28 @@ const MAX_IMPORT_DATA_RULES = 10;
 export function synchronizationConfiguration(
   scope: IConstruct, props: S3FilesFileSystemOptions,
 ): s3files.CfnFileSystem.SynchronizationConfigurationProperty | undefined {
-  const shorthand = props.importSizeThreshold !== undefined || props.importTrigger !== undefined;
-  if (props.importDataRules === undefined && !shorthand && props.expireAfterLastAccess === undefined) {
+  if (props.importDataRules === undefined && props.expireAfterLastAccess === undefined) {
     return undefined; // service defaults
   }
-  if (props.importDataRules !== undefined && shorthand) {
-    invalid(scope, 'importDataRules', `${props.importDataRules.length} rule(s)`, 'importSizeThreshold and importTrigger are shorthand for one rule with prefix "", and both were given',
-      'put that rule into importDataRules (prefix "") and drop importSizeThreshold and importTrigger');
-  }
-  const rules = props.importDataRules ?? [{ prefix: '', sizeLessThan: props.importSizeThreshold, trigger: props.importTrigger }];
+  // CloudFormation needs both lists once the configuration is written: the service's default rule.
+  const rules = props.importDataRules ?? [{ prefix: '' }];
   if (!Array.isArray(rules) || rules.length < 1 || rules.length > MAX_IMPORT_DATA_RULES) {
     invalid(scope, 'importDataRules', Array.isArray(rules) ? `${rules.length} rules` : rules, `S3 Files takes 1 to ${MAX_IMPORT_DATA_RULES} import rules`,
-      `give between 1 and ${MAX_IMPORT_DATA_RULES} rules (or omit importDataRules for the default)`);
+      `give between 1 and ${MAX_IMPORT_DATA_RULES} rules (or omit \`importDataRules\` for the default)`);
   }
   const seen = new Set<string>();
   const importDataRules = rules.map((rule, i) => {
-    // The single-rule props keep their own names in errors.
-    const name = (field: string, shorthandProp: string) => (props.importDataRules ? `importDataRules[${i}].${field}` : shorthandProp);
+    const name = (field: string) => `importDataRules[${i}].${field}`;
     const prefix = rule.prefix ?? '';
-    validatePrefix(scope, prefix, name('prefix', 'prefix'));
+    validatePrefix(scope, prefix, name('prefix'));
     if (!Token.isUnresolved(prefix)) {
       if (seen.has(prefix)) {
-        invalid(scope, name('prefix', 'prefix'), prefix, 'two import rules have the same prefix', 'give each rule its own prefix');
+        invalid(scope, name('prefix'), prefix, 'two import rules have the same prefix', 'give each rule its own prefix');
       }
       seen.add(prefix);
     }
-    const sizeLessThan = validateImportSizeThreshold(scope, rule.sizeLessThan ?? Size.kibibytes(128), name('sizeLessThan', 'importSizeThreshold'));
-    const trigger = importTriggerValue(scope, rule.trigger, name('trigger', 'importTrigger'));
+    const sizeLessThan = validateImportSizeThreshold(scope, rule.sizeLessThan ?? Size.kibibytes(128), name('sizeLessThan'));
+    const trigger = importTriggerValue(scope, rule.trigger, name('trigger'));
     return { prefix, sizeLessThan, trigger };
   });
   const days = validateWholeDays(scope, 'expireAfterLastAccess', props.expireAfterLastAccess ?? Duration.days(30), 1, 365);
@@ -53,11 +49,11 @@ export function synchronizationConfiguration(
 export function importTriggerValue(scope: IConstruct, value: ImportTrigger | undefined, prop: string): string {
   const trigger = (value ?? ImportTrigger.ON_DIRECTORY_FIRST_ACCESS).value;
   if (typeof trigger !== 'string') {
-    invalid(scope, prop, value, 'it must be an ImportTrigger', 'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
+    invalid(scope, prop, value, 'it must be an `ImportTrigger`', 'use `ImportTrigger.ON_DIRECTORY_FIRST_ACCESS` or `ImportTrigger.ON_FILE_ACCESS`');
   }
   if (!Token.isUnresolved(trigger) && !/^[A-Z][A-Z_]*$/.test(trigger)) {
     invalid(scope, prop, trigger, 'CloudFormation expects an upper-case value such as ON_FILE_ACCESS',
-      'use ImportTrigger.ON_DIRECTORY_FIRST_ACCESS or ImportTrigger.ON_FILE_ACCESS');
+      'use `ImportTrigger.ON_DIRECTORY_FIRST_ACCESS` or `ImportTrigger.ON_FILE_ACCESS`');
   }
   return trigger;
 }

@@ -1,34 +1,28 @@
-import { Annotations, ArnFormat, Stack, Token } from 'aws-cdk-lib';
+import { createHash } from 'crypto';
+import { ArnFormat, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
-import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './client-actions';
 import { EFS_UTILS_LOG_ACTIONS, EFS_UTILS_LOG_GROUP, EFS_UTILS_METRIC_NAMESPACES } from './client-metrics';
 import { isImmutablePrincipal } from './compat';
 import { kmsKeyGrant, kmsKeyWildcard } from './kms';
+import { warn } from './messages';
 import { acknowledge, findingResource } from './nag';
 import type { ScopedActions } from './s3files-actions';
 
-/**
- * Adds statements to a grantee's identity policies. When its policies cannot be changed (an imported
- * or immutable role, another account's role), one warning lists every statement it did not get, so
- * the owner can attach them: a mount needs all of them, not only the client actions.
- * @returns whether every statement was added
- */
-export function addToGrantee(scope: IConstruct, grantee: iam.IGrantable, statements: iam.PolicyStatement[], purpose: string): boolean {
-  const principal = grantee.grantPrincipal;
-  const immutable = isImmutablePrincipal(principal);
-  const dropped = statements.filter((statement) => !principal.addToPrincipalPolicy(statement).statementAdded || immutable);
-  warnNotGranted(scope, principal, dropped, purpose);
-  return dropped.length === 0;
-}
+/** A statement a grant makes: actions on resources, with conditions. */
+export type ScopedStatement = ScopedActions;
 
 /**
- * Grants scoped actions with iam.Grant (what `grant*()` return), warning like `addToGrantee` when
- * the principal's policies cannot be changed, and records what it granted on the principal.
+ * Grants statements with iam.Grant (what `grant*()` return). When the principal's policies cannot be
+ * changed (an imported or immutable role, another account's role), one warning lists every statement
+ * it did not get, so the owner can attach them: a mount needs all of them, not only the client
+ * actions. Records the client grant on the principal (see ClientGrants).
  */
-export function grantScoped(scope: IConstruct, grantee: iam.IGrantable, scoped: ScopedActions[], purpose: string, recorded: Omit<ClientGrant, 'write'>): iam.Grant {
+export function grantScoped(
+  scope: IConstruct, grantee: iam.IGrantable, scoped: ScopedStatement[], purpose: string, recorded: ClientGrant, readOnly?: ReadOnlyMount,
+): iam.Grant {
   const immutable = isImmutablePrincipal(grantee.grantPrincipal);
   const dropped: iam.PolicyStatement[] = [];
   let combined: iam.Grant | undefined;
@@ -38,7 +32,7 @@ export function grantScoped(scope: IConstruct, grantee: iam.IGrantable, scoped: 
     combined = combined ? combined.combine(grant) : grant;
   }
   warnNotGranted(scope, grantee.grantPrincipal, dropped, purpose);
-  recordClientGrant(grantee, { ...recorded, write: scoped.some((s) => s.actions.includes('s3files:ClientWrite')) });
+  recordClientGrant(grantee, recorded, readOnly);
   return combined!;
 }
 
@@ -47,7 +41,7 @@ function warnNotGranted(scope: IConstruct, principal: iam.IPrincipal, dropped: i
   const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
   const stack = Stack.of(scope);
   const shown = dropped.map((s) => JSON.stringify(readable(stack.resolve(s.toStatementJson())))).join(' ');
-  Annotations.of(scope).addWarningV2('cdk-s3files-lambda:grantNotApplied',
+  warn(scope, 'grantNotApplied',
     `${where} could not be granted what ${purpose} needs: it is an imported or immutable principal whose policies this app cannot change. `
     + `Attach ${dropped.length === 1 ? 'this statement' : `these ${dropped.length} statements`} to it yourself (<Id.Attr> stands for that resource's attribute): ${shown}`);
 }
@@ -63,20 +57,9 @@ export function readable(value: unknown): unknown {
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, readable(x)]));
 }
 
-/** The client actions for a mount: read, read-write, plus root access when asked. */
-export function clientActions(options: { readonly readOnly?: boolean; readonly rootAccess?: boolean }): string[] {
-  const actions = options.readOnly ? [...CLIENT_READ_ACTIONS] : [...CLIENT_READ_WRITE_ACTIONS];
-  if (options.rootAccess) actions.push(CLIENT_ROOT_ACTIONS[2]);
-  return actions;
-}
-
 /** Client actions on the file system, limited to one access point (the documented `s3files:AccessPointArn`) when given. */
-export function clientStatement(fileSystemArn: string, actions: string[], accessPointArn?: string): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    actions,
-    resources: [fileSystemArn],
-    conditions: accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined,
-  });
+export function clientStatement(fileSystemArn: string, actions: string[], accessPointArn?: string): ScopedStatement {
+  return { actions, resources: [fileSystemArn], conditions: accessPointArn ? { ArnEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined };
 }
 
 /**
@@ -85,10 +68,10 @@ export function clientStatement(fileSystemArn: string, actions: string[], access
  * creation"; seen for ECS too) and `s3files:ListMountTargets` on the file system (seen for ECS).
  * GetAccessPoint does not document the access-point condition key: statements of their own.
  */
-export function validationReadStatements(fileSystemArn: string, accessPointArn: string): iam.PolicyStatement[] {
+export function validationReadStatements(fileSystemArn: string, accessPointArn: string): ScopedStatement[] {
   return [
-    new iam.PolicyStatement({ actions: ['s3files:GetAccessPoint'], resources: [accessPointArn] }),
-    new iam.PolicyStatement({ actions: ['s3files:ListMountTargets'], resources: [fileSystemArn] }),
+    { actions: ['s3files:GetAccessPoint'], resources: [accessPointArn] },
+    { actions: ['s3files:ListMountTargets'], resources: [fileSystemArn] },
   ];
 }
 
@@ -98,15 +81,11 @@ export function validationReadStatements(fileSystemArn: string, accessPointArn: 
  * the `cloudwatch:namespace` condition limits it), and its log group `/aws/efs/utils` (created with
  * 14 days' retention, one stream per mount). Without them it only logs its own failures locally.
  */
-export function efsUtilsTelemetryStatements(stack: Stack): iam.PolicyStatement[] {
+export function efsUtilsTelemetryStatements(stack: Stack): ScopedStatement[] {
   const group = stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: EFS_UTILS_LOG_GROUP, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
   return [
-    new iam.PolicyStatement({
-      actions: ['cloudwatch:PutMetricData'],
-      resources: ['*'],
-      conditions: { StringEquals: { 'cloudwatch:namespace': EFS_UTILS_METRIC_NAMESPACES } },
-    }),
-    new iam.PolicyStatement({ actions: EFS_UTILS_LOG_ACTIONS, resources: [group, `${group}:*`] }),
+    { actions: ['cloudwatch:PutMetricData'], resources: ['*'], conditions: { StringEquals: { 'cloudwatch:namespace': EFS_UTILS_METRIC_NAMESPACES } } },
+    { actions: EFS_UTILS_LOG_ACTIONS, resources: [group, `${group}:*`] },
   ];
 }
 
@@ -128,17 +107,10 @@ export interface DirectReadBucket {
  * key of the account (the service role's documented KMS statement, read only), plus the given key
  * when it is another account's. Without them reads silently go through the mount.
  */
-export function directReadStatements(
-  stack: Stack, target: DirectReadBucket, options: { readonly listBucket: boolean; readonly sid?: string },
-): iam.PolicyStatement[] {
-  const sid = options.sid;
-  const statements = [
-    new iam.PolicyStatement({ sid, actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [target.bucket.arnForObjects(`${target.prefix}*`)] }),
-  ];
-  if (options.listBucket) {
-    statements.push(new iam.PolicyStatement({ sid: sid && `${sid}List`, actions: ['s3:ListBucket'], resources: [target.bucket.bucketArn] }));
-  }
-  statements.push(...bucketKeyStatements(stack, target.bucket, ['kms:Decrypt'], target.bucketEncryptionKey, sid && `${sid}Decrypt`));
+export function directReadStatements(stack: Stack, target: DirectReadBucket, options: { readonly listBucket: boolean }): ScopedStatement[] {
+  const statements: ScopedStatement[] = [{ actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [target.bucket.arnForObjects(`${target.prefix}*`)] }];
+  if (options.listBucket) statements.push({ actions: ['s3:ListBucket'], resources: [target.bucket.bucketArn] });
+  statements.push(...bucketKeyStatements(stack, target.bucket, ['kms:Decrypt'], target.bucketEncryptionKey));
   return statements;
 }
 
@@ -149,19 +121,14 @@ export function directReadStatements(
  * (the guide's `<account>:*` also names aliases, which authorize nothing); and the given key when it
  * is known to be another account's, which that statement does not reach.
  */
-export function bucketKeyStatements(
-  stack: Stack, bucket: s3.IBucket, actions: string[], key: kms.IKey | undefined, sid?: string,
-): iam.PolicyStatement[] {
+export function bucketKeyStatements(stack: Stack, bucket: s3.IBucket, actions: string[], key: kms.IKey | undefined): ScopedStatement[] {
   const viaS3 = { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` };
-  const statements = [new iam.PolicyStatement({
-    sid,
+  const statements: ScopedStatement[] = [{
     actions,
     resources: [kmsKeyWildcard(stack)],
     conditions: { StringLike: { ...viaS3, 'kms:EncryptionContext:aws:s3:arn': [bucket.bucketArn, bucket.arnForObjects('*')] } },
-  })];
-  if (key && isForeignKey(stack, key)) {
-    statements.push(new iam.PolicyStatement({ sid: sid && `${sid}Foreign`, actions, ...kmsKeyGrant(key, { StringEquals: viaS3 }) }));
-  }
+  }];
+  if (key && isForeignKey(stack, key)) statements.push({ actions, ...kmsKeyGrant(key, { StringEquals: viaS3 }) });
   return statements;
 }
 
@@ -174,7 +141,7 @@ function isForeignKey(stack: Stack, key: kms.IKey): boolean {
 }
 
 /** Records, on the principal's construct, why its direct-read and KMS wildcards are what they are. */
-export function acknowledgeClientFindings(scope: IConstruct, grantee: iam.IGrantable, statements: iam.PolicyStatement[]): void {
+export function acknowledgeClientFindings(scope: IConstruct, grantee: iam.IGrantable, statements: ScopedStatement[]): void {
   const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
   const stack = Stack.of(scope);
   const reasons: Array<[RegExp, string]> = [
@@ -184,16 +151,14 @@ export function acknowledgeClientFindings(scope: IConstruct, grantee: iam.IGrant
     [/^cloudwatch:PutMetricData$/, 'cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace condition limits it to amazon-efs-utils\' two namespaces.'],
   ];
   for (const statement of statements) {
-    const json = statement.toStatementJson();
-    const actions = ([] as string[]).concat(json.Action ?? []);
-    const reason = reasons.find(([re]) => actions.some((a) => re.test(a)))?.[1];
+    const reason = reasons.find(([re]) => statement.actions.some((a) => re.test(a)))?.[1];
     if (!reason) continue;
     for (const resource of statement.resources) {
       if (resource === '*') acknowledge(owner, 'AwsSolutions-IAM5[Resource::*]', reason);
       else if (/\*/.test(JSON.stringify(stack.resolve(resource)))) acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, resource)}]`, reason);
     }
   }
-  if (statements.some((s) => s.toStatementJson().Condition?.StringEquals?.['kms:ResourceAliases'])) {
+  if (statements.some((s) => (s.conditions?.['ForAnyValue:StringEquals'] as Record<string, unknown> | undefined)?.['kms:ResourceAliases'])) {
     acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, kmsKeyWildcard(stack))}]`,
       'The encryption key was given as an alias: the statement covers only the key that carries this alias (kms:ResourceAliases condition).');
   }
@@ -223,14 +188,26 @@ export interface ReadOnlyMount {
 class ClientGrants extends Construct {
   public static readonly ID = 'cdk-s3files-lambda.ClientGrants';
 
+  /**
+   * The record of a principal: a role known by its literal ARN (imported, maybe once per stack) is
+   * one role however often it is imported, so its record sits at the app's root, keyed by the ARN.
+   */
   public static of(principal: IConstruct): ClientGrants {
-    const existing = principal.node.tryFindChild(ClientGrants.ID);
-    return (existing as ClientGrants | undefined)?.record ? existing as ClientGrants : new ClientGrants(principal as Construct, ClientGrants.ID);
+    const arn = (principal as Partial<iam.IRole>).roleArn;
+    const literal = typeof arn === 'string' && !Token.isUnresolved(arn) ? arn : undefined;
+    const owner = literal ? principal.node.root : principal;
+    const id = literal ? `${ClientGrants.ID}.${createHash('sha256').update(literal).digest('hex').slice(0, 16)}` : ClientGrants.ID;
+    const existing = owner.node.tryFindChild(id) as ClientGrants | undefined;
+    return existing?.record ? existing : new ClientGrants(owner as Construct, id, literal ?? principal.node.path);
   }
 
   private readonly grants: ClientGrant[] = [];
   private readonly readOnlyMounts: Array<ClientGrant & ReadOnlyMount> = [];
   private readonly warned = new Set<IConstruct>();
+
+  private constructor(scope: Construct, id: string, private readonly role: string) {
+    super(scope, id);
+  }
 
   public record(grant: ClientGrant, readOnly?: ReadOnlyMount): void {
     this.grants.push(grant);
@@ -241,16 +218,20 @@ class ClientGrants extends Construct {
         && (g.accessPointArn === undefined || g.accessPointArn === mount.accessPointArn));
       if (!writer) continue;
       this.warned.add(mount.scope);
-      const role = this.node.scope!.node.path;
+      const role = this.role;
       const where = writer.accessPointArn ? 'through the same access point' : 'through every access point (a grant on the file system)';
-      Annotations.of(mount.scope).addWarningV2('cdk-s3files-lambda:readOnlySharedRole',
-        `readOnly is set, but the role ${role} is also granted s3files:ClientWrite on this file system ${where}, by another mount or grant. `
+      warn(mount.scope, 'readOnlySharedRole',
+        `\`readOnly\` is set, but the role ${role} is also granted s3files:ClientWrite on this file system ${where}, by another mount or grant. `
         + (mount.readOnlyFlag
-          ? `${mount.what} mounts read-only, but anything else running with that role can mount read-write. `
-          : `${mount.what} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can write. `)
+          ? `${capitalized(mount.what)} mounts read-only, but anything else running with that role can mount read-write. `
+          : `${capitalized(mount.what)} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can write. `)
         + 'Give the read-only client a role of its own.');
     }
   }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Records a client grant on the principal (when it is a construct), warning where it undoes a read-only mount. */

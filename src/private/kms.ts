@@ -1,5 +1,6 @@
 import { Stack, Token } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import { aliasTargetKey } from './compat';
 
 /** IAM condition blocks. */
 export type Conditions = Record<string, Record<string, unknown>>;
@@ -16,15 +17,6 @@ export function kmsKeyWildcard(stack: Stack, like?: string): string {
   return stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*', region: parts[3] || undefined, account: parts[4] || undefined });
 }
 
-/** The key an alias of this app points to; undefined for an imported alias (its target is unknown). */
-function aliasTarget(key: kms.IKey): kms.IKey | undefined {
-  try {
-    return (key as Partial<kms.IAlias>).aliasTargetKey;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Resources and conditions for a KMS statement: the key ARN; for an alias of this app, its target
  * key; for an imported alias, the keys of this account and region that carry the alias
@@ -32,7 +24,7 @@ function aliasTarget(key: kms.IKey): kms.IKey | undefined {
  */
 export function kmsKeyGrant(key: kms.IKey, conditions: Conditions): { resources: string[]; conditions: Conditions } {
   if (!isAlias(key)) return { resources: [key.keyArn], conditions };
-  const target = aliasTarget(key);
+  const target = aliasTargetKey(key);
   if (target) return { resources: [target.keyArn], conditions };
   const alias = (key as Partial<kms.IAlias>).aliasName ?? key.keyArn.replace(/^.*:alias\//, 'alias/');
   return {

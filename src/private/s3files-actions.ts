@@ -1,6 +1,6 @@
 import { Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { invalid, Shown } from './validation';
+import { invalid, Shown } from './messages';
 
 /** Where an S3 Files action applies, from AWS's service authorization reference. */
 export interface ActionScope {
@@ -75,7 +75,7 @@ function refusal(name: string, scope: ActionScope, target: GrantTarget): string 
  */
 export function scopeActions(scope: IConstruct, actions: string[], target: GrantTarget): ScopedActions[] {
   if (actions.length === 0) {
-    invalid(scope, 'actions', actions, 'grant() needs at least one action', 'pass actions such as "s3files:ClientMount", or use grantRead / grantReadWrite / grantRootAccess');
+    invalid(scope, 'actions', actions, '`grant()` needs at least one action', 'pass actions such as "s3files:ClientMount", or use `grantRead()`, `grantReadWrite()` or `grantRootAccess()`');
   }
   const names = new Set<string>();
   for (const action of actions) {
@@ -98,14 +98,14 @@ export function scopeActions(scope: IConstruct, actions: string[], target: Grant
     const known = Object.keys(S3FILES_ACTIONS).find((n) => n.toLowerCase() === name.toLowerCase());
     if (!known) {
       invalid(scope, 'actions', action, 'it is not an S3 Files action this library knows (AWS\'s service authorization reference), so it cannot tell which resource it applies to',
-        'check the spelling; for an action newer than this library, add the statement yourself with iam.Grant.addToPrincipal({ grantee, actions, resourceArns })');
+        'check the spelling; for an action newer than this library, add the statement yourself with `iam.Grant.addToPrincipal()` (`grantee`, `actions`, `resourceArns`)');
     }
     const why = refusal(known, S3FILES_ACTIONS[known], target);
     if (why) {
       invalid(scope, 'actions', action, `${why}, so it cannot be granted ${target.accessPointArn ? 'through an access point' : 'on one file system'}`,
         target.accessPointArn && S3FILES_ACTIONS[known].resourceTypes.length > 0 && !why.startsWith('it lists')
-          ? 'grant it on the file system (fileSystem.grant())'
-          : 'add the statement yourself with iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [\'*\'] })');
+          ? 'grant it on the file system (`fileSystem.grant()`)'
+          : 'add the statement yourself with `iam.Grant.addToPrincipal()` (`resourceArns` [\'*\'])');
     }
     names.add(known);
   }

@@ -80,6 +80,10 @@ export function serviceRoleStatements(fileSystem: ServiceRoleFileSystem): iam.Po
   // Always, as the S3 user guide's file-system role policy has it (Sid UseKmsKeyWithS3Files): an
   // SSE-KMS bucket whose key this app does not know (a bucket imported by name, objects under a
   // second or an earlier key) is otherwise never synchronised, and nothing fails at deploy time.
-  statements.push(...bucketKeyStatements(stack, fileSystem.bucket, SERVICE_ROLE_KMS_ACTIONS, fileSystem.bucketEncryptionKey, 'UseKmsKeyWithS3Files'));
+  const kmsSids = ['UseKmsKeyWithS3Files', 'UseKmsKeyWithS3FilesForeign'];
+  bucketKeyStatements(stack, fileSystem.bucket, SERVICE_ROLE_KMS_ACTIONS, fileSystem.bucketEncryptionKey)
+    .forEach((s, i) => statements.push(new iam.PolicyStatement({
+      sid: kmsSids[i], actions: s.actions, resources: s.resources, conditions: s.conditions,
+    })));
   return statements;
 }

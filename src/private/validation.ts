@@ -1,6 +1,7 @@
-import { Annotations, Duration, Size, Token } from 'aws-cdk-lib';
+import { Duration, Size, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
+import { invalid, Shown, warnUnresolved } from './messages';
 
 /** Largest POSIX id S3 Files accepts (2^32 - 1). */
 export const MAX_POSIX_ID = 4294967295;
@@ -8,80 +9,6 @@ export const MAX_POSIX_ID = 4294967295;
 export const MAX_IMPORT_SIZE_BYTES = 52673613135872;
 /** NFS clients send at most 16 supplementary groups (AUTH_SYS limit). */
 export const MAX_SECONDARY_GIDS = 16;
-
-/**
- * Throws an error that names the construct, the prop, the offending value and the fix.
- * Every synth-time check in the library goes through here so messages look alike.
- */
-export function invalid(scope: IConstruct | string, prop: string, value: unknown, problem: string, fix: string): never {
-  const path = typeof scope === 'string' ? scope : scope.node.path;
-  throw new Error(`${path}: invalid ${prop} ${describe(value)}: ${problem}. Fix: ${fix}.${spelling([prop])}`);
-}
-
-/**
- * How the Python and Java bindings spell the props a message names, labelled, for props whose
- * Python name differs: Python uses snake_case keyword arguments, Java the camelCase builder
- * methods (nested props through their own builders). Empty when every name reads the same.
- */
-export function spelling(props: string[]): string {
-  const differ = props.filter((prop) => snake(prop) !== prop);
-  if (differ.length === 0) return '';
-  // Java has no index syntax on a builder: `importDataRules[1].prefix` is importDataRules(…) › prefix(…).
-  const java = differ.map((prop) => prop.split('.').map((part) => `${part.replace(/\[\d+\]$/, '')}(…)`).join(' › '));
-  return ` (Python: ${differ.map(snake).join(', ')}; Java builders: ${java.join(', ')}.)`;
-}
-
-function snake(prop: string): string {
-  return prop.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-}
-
-/**
- * Builds a construct from a nested options prop (`fileSystemOptions`, `accessPointOptions`) and,
- * when it refuses a value, names the prop as the user wrote it (`accessPointOptions.posixUser.uid`).
- * Props in `topLevel` came from the outer props, not the options, and keep their names.
- */
-export function asNestedProp<T>(prefix: string, build: () => T, topLevel: string[] = []): T {
-  try {
-    return build();
-  } catch (e) {
-    const named = e instanceof Error ? / invalid ([A-Za-z0-9.[\]]+) /.exec(e.message) : null;
-    if (e instanceof Error && named && !topLevel.includes(named[1])) {
-      const prop = `${prefix}.${named[1]}`;
-      e.message = e.message.replace(named[0], ` invalid ${prop} `).replace(/ \(Python: .*\.\)$/, '') + spelling([prop]);
-    }
-    throw e;
-  }
-}
-
-/** A value an error message shows as written (a description, not a quoted string). */
-export class Shown {
-  constructor(public readonly text: string) {}
-}
-
-/** Shows which keys of an options object were set, e.g. `{ path, posixUser }`. */
-export function setKeys(options: object): Shown {
-  const keys = Object.entries(options).filter(([, v]) => v !== undefined).map(([k]) => k);
-  return new Shown(`{ ${keys.join(', ')} }`);
-}
-
-/** Renders a value for an error message without dumping whole constructs. */
-export function describe(value: unknown): string {
-  if (value instanceof Shown) return value.text;
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value instanceof Duration) return value.toHumanString();
-  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
-  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return JSON.stringify(value);
-  return String(value);
-}
-
-/**
- * A token where a literal is expected can only be checked by CloudFormation at deploy time:
- * accept it, but say so.
- */
-export function warnUnresolved(scope: IConstruct, prop: string): void {
-  Annotations.of(scope).addWarningV2('cdk-s3files-lambda:unresolvedToken',
-    `${prop} is an unresolved token, so it is not validated at synth time; a bad value fails the deployment instead. Use a literal where you can.${spelling([prop])}`);
-}
 
 /** Values that arrive through jsii from other languages may have the wrong runtime type. */
 function requireString(scope: IConstruct | string, prop: string, value: unknown, example: string): void {

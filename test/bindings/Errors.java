@@ -3,6 +3,7 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import io.github.cdks3files.lambda.LambdaMount;
 import io.github.cdks3files.lambda.LambdaMountOptions;
 import io.github.cdks3files.lambda.PosixUser;
 import io.github.cdks3files.lambda.S3FilesAccessPointOptions;
@@ -73,7 +74,7 @@ public class Errors {
         // 3. A warning, as `cdk synth` prints it: in the builders' spelling as well.
         fresh();
         S3FilesFileSystem fs = S3FilesFileSystem.Builder.create(stack, "Fs").vpc(vpc).build();
-        fs.addAccessPoint("Ap").mountOnFunction(plain("Reader"), LambdaMountOptions.builder().readOnly(true).rootAccess(true).build());
+        LambdaMount.onFunction(plain("Reader"), fs.addAccessPoint("Ap"), LambdaMountOptions.builder().readOnly(true).rootAccess(true).build());
         String label = "Java builders: readOnly(…), rootAccess(…)";
         List<String> warnings = stack.getNode().findAll().stream()
             .flatMap(c -> c.getNode().getMetadata().stream())

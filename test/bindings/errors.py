@@ -13,6 +13,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from cdk_s3files_lambda import (
+    LambdaMount,
     PosixUser,
     S3FilesAccessPointOptions,
     S3FilesFileSystem,
@@ -72,7 +73,7 @@ refused(
 s, vpc = stack()
 bucket = s3.Bucket(s, "Bucket")
 refused(
-    lambda: S3FilesMountedFunction(s, "Fn", vpc=vpc, **FN, file_system=bucket),
+    lambda: S3FilesMountedFunction(s, "Fn", vpc=vpc, **FN, s3_file_system=bucket),
     r'invalid fileSystem "Errors/Bucket": it is an S3 bucket, not an S3 Files file system\. Fix: .*\(Python: file_system; ',
 )
 
@@ -82,7 +83,7 @@ s, vpc = stack()
 fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
 fn = lambda_.Function(s, "Reader", vpc=vpc, **FN)
 refused(
-    lambda: fs.add_access_point("Ap").mount_on_function(fn, read_only="yes"),
+    lambda: LambdaMount.on_function(fn, fs.add_access_point("Ap"), read_only="yes"),
     r"read_only",
 )
 
@@ -90,7 +91,7 @@ refused(
 s, vpc = stack()
 fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
 fn = lambda_.Function(s, "Reader", vpc=vpc, **FN)
-fs.add_access_point("Ap").mount_on_function(fn, read_only=True, root_access=True)
+LambdaMount.on_function(fn, fs.add_access_point("Ap"), read_only=True, root_access=True)
 warnings = assertions.Annotations.from_stack(s).find_warning(
     "*", assertions.Match.string_like_regexp("Python: read_only, root_access")
 )

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import {
   allowsDeletingFileSystem, changeSet, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete, synthTemplates, Template,
 } from './cfn';
-import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+import { ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
 
 // Each test synthesizes an app before and after a change and checks what CloudFormation will do
 // between the two templates: what it replaces, removes and retains, and which rights a custom
@@ -74,7 +74,7 @@ describe('storage in one stack, compute in others (defect 1)', () => {
       const s = storage(app, { removalPolicy: RemovalPolicy.DESTROY });
       storageStack = s.stack;
       compute = new Stack(app, 'Compute');
-      new S3FilesMountedFunction(compute, 'Own', { ...FN, fileSystem: s.fileSystem });
+      new S3FilesMountedFunction(compute, 'Own', { ...FN, s3FileSystem: s.fileSystem });
       const ap = new S3FilesAccessPoint(compute, 'Shared', { fileSystem: s.fileSystem, path: '/shared' });
       new S3FilesMountedFunction(compute, 'Writer', { ...FN, accessPoint: ap });
       new S3FilesMountedFunction(compute, 'Reader', { ...FN, accessPoint: ap, readOnly: true });
@@ -96,13 +96,13 @@ describe('storage in one stack, compute in others (defect 1)', () => {
     const templates = synthTemplates((app) => {
       const s = storage(app);
       const nested = new NestedStack(s.stack, 'Compute');
-      new S3FilesMountedFunction(nested, 'Fn', { ...FN, fileSystem: s.fileSystem });
+      new S3FilesMountedFunction(nested, 'Fn', { ...FN, s3FileSystem: s.fileSystem });
       new S3FilesAccessPoint(nested, 'Ap', { fileSystem: s.fileSystem, path: '/nested' });
 
       const parent = new Stack(app, 'Parent');
       const nestedStorage = new NestedStack(parent, 'Storage');
       const fileSystem = new S3FilesFileSystem(nestedStorage, 'Files', { vpc: isolatedVpc(nestedStorage) });
-      new S3FilesMountedFunction(parent, 'Fn', { ...FN, fileSystem });
+      new S3FilesMountedFunction(parent, 'Fn', { ...FN, s3FileSystem: fileSystem });
     });
     // THEN four templates (two nested), none with a cycle
     expect(Object.keys(templates).filter((n) => n.includes('nested'))).toHaveLength(2);
@@ -115,7 +115,7 @@ describe('adding and removing functions (defects 5, 6, 8)', () => {
     return synthTemplates((a) => {
       const s = storage(a);
       const compute = withinStorage ? s.stack : new Stack(a, 'Compute');
-      for (const id of functions) new S3FilesMountedFunction(compute, id, { ...FN, fileSystem: s.fileSystem });
+      for (const id of functions) new S3FilesMountedFunction(compute, id, { ...FN, s3FileSystem: s.fileSystem });
     });
   }
 
@@ -147,7 +147,7 @@ describe('adding and removing functions (defects 5, 6, 8)', () => {
     // GIVEN functions "Fn" in scopes X and Y sharing one file system, WHEN X's is removed
     const build = (scopes: string[]) => synthTemplates((a) => {
       const s = storage(a);
-      for (const scope of scopes) new S3FilesMountedFunction(new Construct(s.stack, scope), 'Fn', { ...FN, fileSystem: s.fileSystem });
+      for (const scope of scopes) new S3FilesMountedFunction(new Construct(s.stack, scope), 'Fn', { ...FN, s3FileSystem: s.fileSystem });
     }).Storage;
     const before = build(['X', 'Y']);
     const after = build(['Y']);
@@ -234,7 +234,7 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     expect(after.Resources[fsId].Properties.SynchronizationConfiguration).toBeUndefined();
     // AND the docs do not claim a reset to defaults: they say it is not documented and what to do
     const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-    expect(readme).toMatch(/Removing every sync prop .* drops `SynchronizationConfiguration` from the template; what the service then does is not documented/);
+    expect(readme).toMatch(/Removing both sync props .* drops `SynchronizationConfiguration` from the template; what the service then does is not documented/);
   });
 
   test('dropping the first AZ removes its mount target only; the other is neither replaced nor renamed', () => {
@@ -382,7 +382,7 @@ describe('capacity: 200 functions over several stacks on one file system', () =>
       const s = storage(a);
       for (let k = 0; k < 4; k++) {
         const compute = new Stack(a, `Compute${k}`);
-        for (let i = 0; i < perStack; i++) new S3FilesMountedFunction(compute, `Fn${i}`, { ...FN, fileSystem: s.fileSystem });
+        for (let i = 0; i < perStack; i++) new S3FilesMountedFunction(compute, `Fn${i}`, { ...FN, s3FileSystem: s.fileSystem });
       }
     });
     // WHEN
@@ -410,8 +410,8 @@ describe('tags', () => {
       const compute = new Stack(app, 'Compute');
       const shared = new S3FilesAccessPoint(compute, 'Shared', { fileSystem, path: '/shared' });
       new S3FilesMountedFunction(compute, 'Writer', { ...FN, accessPoint: shared });
-      shared.mountOnFunction(new lambda.Function(compute, 'UsersOwn', { ...FN, vpc: fileSystem.vpc }));
-      new S3FilesMountedFunction(new NestedStack(stack, 'Workers'), 'Worker', { ...FN, fileSystem });
+      LambdaMount.onFunction(new lambda.Function(compute, 'UsersOwn', { ...FN, vpc: fileSystem.vpc }), shared);
+      new S3FilesMountedFunction(new NestedStack(stack, 'Workers'), 'Worker', { ...FN, s3FileSystem: fileSystem });
       // WHEN
       Tags.of(app).add('team', 'data');
     });

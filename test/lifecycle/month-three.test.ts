@@ -7,7 +7,7 @@ import {
   changeSet, dataLossOnDelete, exportRefusals, inlinePolicyCharactersAfter, peakInlinePolicyCharacters, retainedFileSystemsOf, synthTemplates,
   Template,
 } from './cfn';
-import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions } from '../../src';
+import { LambdaMount, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions } from '../../src';
 import { MAX_ROLE_INLINE_POLICY_CHARS } from '../../src/private/waiter-provider';
 
 // Month three: changes a team makes to several file systems at once, and removal-policy switches
@@ -143,7 +143,7 @@ describe('an access point of the storage stack mounted from a compute stack (ite
     const fileSystem = new S3FilesFileSystem(s, 'Files', { vpc });
     const compute = new Stack(a, 'Compute');
     const ap = path ? new S3FilesAccessPoint(s, 'Shared', { fileSystem, path }) : undefined;
-    if (mounted && ap) ap.mountOnFunction(new lambda.Function(compute, 'Worker', { ...FN, vpc }));
+    if (mounted && ap) LambdaMount.onFunction(new lambda.Function(compute, 'Worker', { ...FN, vpc }), ap);
     else new CfnWaitConditionHandle(compute, 'Other');
   });
 

@@ -6,7 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { changeSet, dataLossOnDelete, dependsOnTransitively, exportRefusals, synthTemplates, Template } from './cfn';
-import { S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+import { Ec2Mount, EcsMount, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
 
 // The changes teams make in their second month, checked the way CloudFormation will carry them
 // out: every path that deletes (update cleanup, rollback of a failed update, stack deletion, a
@@ -121,7 +121,7 @@ describe('moving the storage stack into a Stage with the same stack name (issue 
       // user's: aws-cdk-lib defaults it to the full path, which a Stage move changes too)
       const task = new ecs.FargateTaskDefinition(stack, 'Task', { family: 'worker' });
       task.addContainer('App', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable') });
-      fileSystem.addAccessPoint('Data', { path: '/data' }).mountOnTaskDefinition(task);
+      EcsMount.onTaskDefinition(task, fileSystem.addAccessPoint('Data', { path: '/data' }));
       return Assertions.fromStack(stack).toJSON() as Template;
     };
     const before = build(false);
@@ -153,8 +153,8 @@ describe('moving a compute stack that mounts an imported file system into a Stag
         machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
         securityGroup: new ec2.SecurityGroup(stack, 'HostSg', { vpc, description: 'host', allowAllOutbound: false }),
       });
-      S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointId: 'fsap-0123456789abcdef0' })
-        .mountOnInstance(host, { grantDirectReads: false });
+      const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointId: 'fsap-0123456789abcdef0' });
+      Ec2Mount.onInstance(host, ap, { grantDirectReads: false });
       return Assertions.fromStack(stack).toJSON() as Template;
     };
     const before = build(false);
@@ -185,7 +185,7 @@ describe('storage and compute in two stacks (issue 20, defect 2)', () => {
   const app = (prefix: string) => synthTemplates((a) => {
     const s = new Stack(a, 'Storage');
     const fileSystem = new S3FilesFileSystem(s, 'Files', { vpc: isolatedVpc(s), prefix });
-    new S3FilesMountedFunction(new Stack(a, 'Compute'), 'Worker', { ...FN, fileSystem });
+    new S3FilesMountedFunction(new Stack(a, 'Compute'), 'Worker', { ...FN, s3FileSystem: fileSystem });
   });
 
   test('the model sees what CloudFormation refuses: a replacement changes exports the compute stack imports', () => {
@@ -221,8 +221,8 @@ describe('storage and compute in two stacks (issue 20, defect 2)', () => {
       const s = new Stack(a, 'Storage');
       const fileSystem = new S3FilesFileSystem(s, 'Files', { vpc: isolatedVpc(s), prefix: 'a/', expireAfterLastAccess: undefined });
       const c = new Stack(a, 'Compute');
-      new S3FilesMountedFunction(c, 'Worker', { ...FN, fileSystem });
-      new S3FilesMountedFunction(c, 'Second', { ...FN, fileSystem });
+      new S3FilesMountedFunction(c, 'Worker', { ...FN, s3FileSystem: fileSystem });
+      new S3FilesMountedFunction(c, 'Second', { ...FN, s3FileSystem: fileSystem });
     });
     expect(exportRefusals(one, more)).toEqual([]);
   });

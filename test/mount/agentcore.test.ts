@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { AgentCoreMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
 import { byPrefix, isolatedVpc, newStack, only } from '../util/template';
 
 const ARTIFACT = agentcore.AgentRuntimeArtifact.fromImageUri('123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest');
@@ -27,7 +27,7 @@ describe('mountOnAgentCoreRuntime', () => {
     // GIVEN
     const { stack, accessPoint, runtime } = withRuntime();
     // WHEN
-    accessPoint.mountOnAgentCoreRuntime(runtime, { mountPath: '/mnt/memory' });
+    AgentCoreMount.onRuntime(runtime, accessPoint, { mountPath: '/mnt/memory' });
     // THEN
     const t = Template.fromStack(stack);
     const [, rt] = only(t, 'AWS::BedrockAgentCore::Runtime');
@@ -51,17 +51,17 @@ describe('mountOnAgentCoreRuntime', () => {
   });
 
   test.each<[string, boolean, (s: Stack, ap: S3FilesAccessPoint, rt: agentcore.Runtime) => void, RegExp]>([
-    ['a runtime on the public network', false, (_s, ap, rt) => ap.mountOnAgentCoreRuntime(rt),
+    ['a runtime on the public network', false, (_s, ap, rt) => AgentCoreMount.onRuntime(rt, ap),
       /TestStack\/Agent: invalid networkConfiguration "PUBLIC": the runtime reaches the mount targets only from inside their VPC/],
-    ['a mount path outside /mnt', true, (_s, ap, rt) => ap.mountOnAgentCoreRuntime(rt, { mountPath: '/data' }),
+    ['a mount path outside /mnt', true, (_s, ap, rt) => AgentCoreMount.onRuntime(rt, ap, { mountPath: '/data' }),
       /invalid mountPath "\/data": AgentCore mounts file systems at \/mnt\/<name>/],
     ['two mounts at one path', true, (_s, ap, rt) => {
-      ap.mountOnAgentCoreRuntime(rt);
-      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnAgentCoreRuntime(rt);
+      AgentCoreMount.onRuntime(rt, ap);
+      AgentCoreMount.onRuntime(rt, (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }));
     }, /invalid mountPath "\/mnt\/s3files": the runtime already mounts a file system there/],
     ['a sixth file system', true, (_s, ap, rt) => {
       const files = ap.fileSystem as S3FilesFileSystem;
-      for (let i = 0; i < 6; i++) files.addAccessPoint(`Ap${i}`, { path: `/ap${i}` }).mountOnAgentCoreRuntime(rt, { mountPath: `/mnt/ap${i}` });
+      for (let i = 0; i < 6; i++) AgentCoreMount.onRuntime(rt, files.addAccessPoint(`Ap${i}`, { path: `/ap${i}` }), { mountPath: `/mnt/ap${i}` });
     }, /invalid filesystemConfigurations .*the runtime already mounts 5 file systems, the most AgentCore allows/],
   ])('refuses %s', (_what, vpcMode, build, message) => {
     const { stack, accessPoint, runtime } = withRuntime(vpcMode);

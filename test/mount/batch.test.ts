@@ -4,7 +4,7 @@ import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { BatchMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
 import { byPrefix, isolatedVpc, newStack, only } from '../util/template';
 
 const IMAGE = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
@@ -32,7 +32,7 @@ describe('mountOnJobDefinition', () => {
     const job = fargateJob(stack);
     job.container.addVolume(batch.EcsVolume.host({ name: 'scratch', containerPath: '/scratch' }));
     // WHEN
-    const name = accessPoint.mountOnJobDefinition(job, { containerPath: '/mnt/data', readOnly: true });
+    const name = BatchMount.onJobDefinition(job, accessPoint, { containerPath: '/mnt/data', readOnly: true });
     // THEN
     const t = Template.fromStack(stack);
     const [, jd] = only(t, 'AWS::Batch::JobDefinition');
@@ -62,7 +62,7 @@ describe('mountOnJobDefinition', () => {
     const compute = new Stack(app, 'Compute');
     const computeEnvironment = new batch.FargateComputeEnvironment(compute, 'Env', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
     // WHEN
-    accessPoint.mountOnJobDefinition(fargateJob(compute), { computeEnvironment });
+    BatchMount.onJobDefinition(fargateJob(compute), accessPoint, { computeEnvironment });
     // THEN
     Template.fromStack(compute).hasResourceProperties('AWS::Batch::ComputeEnvironment', {
       ComputeResources: { SecurityGroupIds: Match.arrayWith([{ 'Fn::ImportValue': Match.stringLikeRegexp('ClientSecurityGroup') }]) },
@@ -76,8 +76,8 @@ describe('mountOnJobDefinition', () => {
     const first = new batch.FargateComputeEnvironment(stack, 'First', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
     const second = new batch.FargateComputeEnvironment(stack, 'Second', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
     // WHEN
-    const a = accessPoint.mountOnJobDefinition(job, { computeEnvironment: first });
-    const b = accessPoint.mountOnJobDefinition(job, { computeEnvironment: second });
+    const a = BatchMount.onJobDefinition(job, accessPoint, { computeEnvironment: first });
+    const b = BatchMount.onJobDefinition(job, accessPoint, { computeEnvironment: second });
     // THEN one volume, one mount point, and both environments join the client group
     expect(b).toBe(a);
     const t = Template.fromStack(stack);
@@ -92,20 +92,20 @@ describe('mountOnJobDefinition', () => {
   test.each<[string, (s: Stack, ap: S3FilesAccessPoint) => unknown, RegExp]>([
     ['two access points at the default container path', (s, ap) => {
       const job = fargateJob(s, 'SamePath');
-      ap.mountOnJobDefinition(job);
-      return (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnJobDefinition(job);
-    }, /TestStack\/SamePath: invalid containerPath "\/mnt\/s3files": the container TestStack\/SamePathContainer already mounts the volume s3files-[0-9a-f]{12} there.*Fix: give each access point \(or volume\) its own containerPath/],
+      BatchMount.onJobDefinition(job, ap);
+      return BatchMount.onJobDefinition(job, (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }));
+    }, /TestStack\/SamePath: invalid containerPath "\/mnt\/s3files": the container TestStack\/SamePathContainer already mounts the volume s3files-[0-9a-f]{12} there.*Fix: give each access point \(or volume\) its own `containerPath`/],
     ['a container path the container\'s own volume takes', (s, ap) => {
       const job = fargateJob(s, 'Host');
       job.container.addVolume(batch.EcsVolume.host({ name: 'scratch', containerPath: '/scratch' }));
-      return ap.mountOnJobDefinition(job, { containerPath: '/scratch' });
+      return BatchMount.onJobDefinition(job, ap, { containerPath: '/scratch' });
     }, /invalid containerPath "\/scratch": the container TestStack\/HostContainer already mounts the volume scratch there/],
-    ['a container without a job role', (s, ap) => ap.mountOnJobDefinition(fargateJob(s, 'NoRole', false)),
-      /TestStack\/NoRole: invalid container.jobRole undefined: the job's container has no job role.*Fix: create the EcsFargateContainerDefinition with a jobRole/],
-    ['an EC2 container', (s, ap) => ap.mountOnJobDefinition(new batch.EcsJobDefinition(s, 'OnEc2', {
+    ['a container without a job role', (s, ap) => BatchMount.onJobDefinition(fargateJob(s, 'NoRole', false), ap),
+      /TestStack\/NoRole: invalid container.jobRole undefined: the job's container has no job role.*Fix: create the `EcsFargateContainerDefinition` with a `jobRole`/],
+    ['an EC2 container', (s, ap) => BatchMount.onJobDefinition(new batch.EcsJobDefinition(s, 'OnEc2', {
       container: new batch.EcsEc2ContainerDefinition(s, 'Ec2Container', { image: IMAGE, cpu: 1, memory: Size.gibibytes(1) }),
-    })), /TestStack\/OnEc2: invalid container "TestStack\/Ec2Container": S3 Files volumes are mounted in Batch jobs on Fargate/],
-    ['a relative container path', (s, ap) => ap.mountOnJobDefinition(fargateJob(s), { containerPath: 'x' }), /invalid containerPath "x"/],
+    }), ap), /TestStack\/OnEc2: invalid container "TestStack\/Ec2Container": S3 Files volumes are mounted in Batch jobs on Fargate/],
+    ['a relative container path', (s, ap) => BatchMount.onJobDefinition(fargateJob(s), ap, { containerPath: 'x' }), /invalid containerPath "x"/],
   ])('refuses %s', (_what, build, message) => {
     const { stack, accessPoint } = withAccessPoint();
     expect(() => build(stack, accessPoint)).toThrow(message);

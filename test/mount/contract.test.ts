@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
-import { IS3FilesAccessPoint, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, IS3FilesAccessPoint, LambdaMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
 import { FN, isolatedVpc, warnings } from '../util/template';
 
 // One contract, every mount adapter: what each compute gets and is refused the same way (issue 28:
@@ -33,7 +33,7 @@ const ADAPTERS: Adapter[] = [
     efsUtils: false,
     mount: (stack, vpc, ap, id, o = {}) => {
       const fn = new lambda.Function(stack, id, { ...FN, vpc, role: o.role });
-      ap.mountOnFunction(fn, { readOnly: o.readOnly });
+      LambdaMount.onFunction(fn, ap, { readOnly: o.readOnly });
       return fn;
     },
   },
@@ -44,7 +44,7 @@ const ADAPTERS: Adapter[] = [
     mount: (stack, _vpc, ap, id, o = {}) => {
       const task = new ecs.FargateTaskDefinition(stack, id, { taskRole: o.role });
       task.addContainer('App', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable') });
-      ap.mountOnTaskDefinition(task, { readOnly: o.readOnly });
+      EcsMount.onTaskDefinition(task, ap, { readOnly: o.readOnly });
       return task;
     },
   },
@@ -60,7 +60,7 @@ const ADAPTERS: Adapter[] = [
         jobRole: o.role ?? new iam.Role(stack, `${id}Role`, { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }),
       });
       const job = new batch.EcsJobDefinition(stack, id, { container });
-      ap.mountOnJobDefinition(job, { readOnly: o.readOnly });
+      BatchMount.onJobDefinition(job, ap, { readOnly: o.readOnly });
       return job;
     },
   },
@@ -76,7 +76,7 @@ const ADAPTERS: Adapter[] = [
         machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
         role: o.role,
       });
-      ap.mountOnInstance(instance, { readOnly: o.readOnly });
+      Ec2Mount.onInstance(instance, ap, { readOnly: o.readOnly });
       return instance;
     },
   },
@@ -94,7 +94,7 @@ const ADAPTERS: Adapter[] = [
         }),
         executionRole: o.role,
       });
-      ap.mountOnAgentCoreRuntime(runtime, { mountPath: `/mnt/${id.toLowerCase()}`, readOnly: o.readOnly });
+      AgentCoreMount.onRuntime(runtime, ap, { mountPath: `/mnt/${id.toLowerCase()}`, readOnly: o.readOnly });
       return runtime;
     },
   },
@@ -161,7 +161,7 @@ describe.each(ADAPTERS)('mount contract: $name', (adapter) => {
     const agnostic = new Stack(new App(), 'Agnostic');
     const theirs = imported(agnostic, FOREIGN_FS);
     expect(messagesOn(adapter.mount(agnostic, theirs.vpc, theirs.accessPoint, 'Client')).join('\n'))
-      .toMatch(/Agnostic\/Theirs is in account 222222222222 \(its ARN\), and Agnostic is environment-agnostic, so the library cannot check .*Give the stack env: \{ account: '222222222222' \}/);
+      .toMatch(/Agnostic\/Theirs is in account 222222222222 \(its ARN\), and Agnostic is environment-agnostic, so the library cannot check .*Give the stack an `env` with `account` '222222222222'/);
   });
 
   test('an unmodifiable role: one warning lists every statement the mount needs, not only the client actions', () => {
@@ -189,7 +189,7 @@ describe.each(ADAPTERS)('mount contract: $name', (adapter) => {
     const reader = adapter.mount(stack, vpc, accessPoint, 'Reader', { role: shared, readOnly: true });
     // THEN the read-only one says its role can write there
     const [warning] = messagesOn(reader).filter((m) => m.includes('readOnlySharedRole'));
-    expect(warning).toMatch(/^readOnly is set, but the role S\/Shared is also granted s3files:ClientWrite on this file system through the same access point, by another mount or grant\. .*Give the read-only client a role of its own\./);
+    expect(warning).toMatch(/^`readOnly` is set, but the role S\/Shared is also granted s3files:ClientWrite on this file system through the same access point, by another mount or grant\. .*Give the read-only client a role of its own\./);
     // AND not with its own role, nor when the write is through another access point
     const other = fileSystem.addAccessPoint('Other', { path: '/other' });
     const second = ec2Role(stack, 'Second');

@@ -8,7 +8,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { Ec2Mount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
 import { mountCommand, MOUNT_FUNCTION, MIN_EFS_UTILS_VERSION, PER_BOOT_SCRIPT } from '../../src/private/ec2-user-data';
 import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/template';
 import { venvBin } from '../validators/templates';
@@ -43,8 +43,8 @@ describe('mountOnInstance: the template', () => {
     const other = fileSystem.addAccessPoint('Other', { path: '/other' });
     const host = instanceIn(stack, vpc);
     // WHEN
-    accessPoint.mountOnInstance(host, { mountPath: '/mnt/data' });
-    other.mountOnInstance(host, { mountPath: '/mnt/other', readOnly: true, mountTimeout: Duration.minutes(2) });
+    Ec2Mount.onInstance(host, accessPoint, { mountPath: '/mnt/data' });
+    Ec2Mount.onInstance(host, other, { mountPath: '/mnt/other', readOnly: true, mountTimeout: Duration.minutes(2) });
     // THEN
     const t = Template.fromStack(stack);
     const script = renderedUserData(t);
@@ -62,8 +62,8 @@ describe('mountOnInstance: the template', () => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     const host = instanceIn(stack, vpc);
     // WHEN
-    accessPoint.mountOnInstance(host, { mountPath: '/mnt/data' });
-    accessPoint.mountOnInstance(host, { mountPath: '/mnt/data/' });
+    Ec2Mount.onInstance(host, accessPoint, { mountPath: '/mnt/data' });
+    Ec2Mount.onInstance(host, accessPoint, { mountPath: '/mnt/data/' });
     // THEN
     const script = renderedUserData(Template.fromStack(stack));
     expect(script.match(/^s3files_mount '/gm)).toHaveLength(1);
@@ -74,7 +74,7 @@ describe('mountOnInstance: the template', () => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     const host = instanceIn(stack, vpc);
     // WHEN
-    accessPoint.mountOnInstance(host);
+    Ec2Mount.onInstance(host, accessPoint);
     // THEN
     const t = Template.fromStack(stack);
     const [, policy] = byPrefix(t, 'AWS::IAM::Policy', 'HostInstanceRoleDefaultPolicy');
@@ -119,8 +119,8 @@ describe('mountOnInstance: the template', () => {
       securityGroup: new ec2.SecurityGroup(stack, 'TemplateGroup', { vpc }),
     });
     // WHEN
-    accessPoint.mountOnAutoScalingGroup(group, { readOnly: true });
-    accessPoint.mountOnLaunchTemplate(template);
+    Ec2Mount.onAutoScalingGroup(group, accessPoint, { readOnly: true });
+    Ec2Mount.onLaunchTemplate(template, accessPoint);
     // THEN
     const t = Template.fromStack(stack);
     const [waiterId] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', 'FilesMountTargetsAvailable');
@@ -142,7 +142,7 @@ describe('mountOnInstance: the template', () => {
       const { stack, vpc, accessPoint } = withAccessPoint();
       const host = instanceIn(stack, vpc);
       host.userData.addCommands(`# ${'x'.repeat(ownBytes)}`);
-      accessPoint.mountOnInstance(host);
+      Ec2Mount.onInstance(host, accessPoint);
       return () => Template.fromStack(stack);
     };
     // WHEN / THEN
@@ -153,9 +153,9 @@ describe('mountOnInstance: the template', () => {
   test('a group with a rolling or replacing update policy gets no update-policy warning', () => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     for (const [id, updatePolicy] of [['Rolling', autoscaling.UpdatePolicy.rollingUpdate()], ['Replacing', autoscaling.UpdatePolicy.replacingUpdate()]] as const) {
-      accessPoint.mountOnAutoScalingGroup(new autoscaling.AutoScalingGroup(stack, id, {
+      Ec2Mount.onAutoScalingGroup(new autoscaling.AutoScalingGroup(stack, id, {
         vpc, instanceType: TYPE, machineImage: AMI, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, updatePolicy,
-      }));
+      }), accessPoint);
     }
     expect(warnings(stack).join('\n')).not.toMatch(/no update policy/);
   });
@@ -167,7 +167,7 @@ describe('mountOnInstance: the template', () => {
     const { vpc, accessPoint } = withAccessPoint(storage);
     const compute = new Stack(app, 'Compute');
     // WHEN
-    accessPoint.mountOnInstance(instanceIn(compute, vpc));
+    Ec2Mount.onInstance(instanceIn(compute, vpc), accessPoint);
     // THEN
     const t = Template.fromStack(compute);
     expect(compute.dependencies).toContain(storage);
@@ -180,26 +180,26 @@ describe('mountOnInstance: the template', () => {
 
 describe('mountOnInstance: refusals', () => {
   test.each<[string, (s: Stack, vpc: ec2.IVpc, ap: S3FilesAccessPoint) => void, RegExp]>([
-    ['a Windows instance', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc, 'Win', { machineImage: ec2.MachineImage.latestWindows(ec2.WindowsVersion.WINDOWS_SERVER_2022_ENGLISH_FULL_BASE) })),
+    ['a Windows instance', (s, vpc, ap) => Ec2Mount.onInstance(instanceIn(s, vpc, 'Win', { machineImage: ec2.MachineImage.latestWindows(ec2.WindowsVersion.WINDOWS_SERVER_2022_ENGLISH_FULL_BASE) }), ap),
       /TestStack\/Win: invalid machineImage "Windows": the S3 Files mount helper \(amazon-efs-utils\) runs on Linux only/],
-    ['a mount path with a space', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc), { mountPath: '/mnt/my data' }),
+    ['a mount path with a space', (s, vpc, ap) => Ec2Mount.onInstance(instanceIn(s, vpc), ap, { mountPath: '/mnt/my data' }),
       /invalid mountPath "\/mnt\/my data": it is written into \/etc\/fstab and a shell command/],
-    ['a relative mount path', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc), { mountPath: 'mnt' }), /invalid mountPath "mnt": it must be an absolute path/],
-    ['a mount timeout over an hour', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc), { mountTimeout: Duration.hours(2) }),
+    ['a relative mount path', (s, vpc, ap) => Ec2Mount.onInstance(instanceIn(s, vpc), ap, { mountPath: 'mnt' }), /invalid mountPath "mnt": it must be an absolute path/],
+    ['a mount timeout over an hour', (s, vpc, ap) => Ec2Mount.onInstance(instanceIn(s, vpc), ap, { mountTimeout: Duration.hours(2) }),
       /invalid mountTimeout 2 hours: the boot script retries the mount for 1 second to 1 hour/],
-    ['a launch template without user data', (s, _vpc, ap) => ap.mountOnLaunchTemplate(new ec2.LaunchTemplate(s, 'Bare', { machineImage: AMI })),
-      /TestStack\/Bare: invalid userData undefined: the launch template has no user data.*Fix: create the launch template with userData: ec2.UserData.forLinux\(\)/],
-    ['a launch template without a role', (s, _vpc, ap) => ap.mountOnLaunchTemplate(new ec2.LaunchTemplate(s, 'NoRole', { userData: ec2.UserData.forLinux() })),
+    ['a launch template without user data', (s, _vpc, ap) => Ec2Mount.onLaunchTemplate(new ec2.LaunchTemplate(s, 'Bare', { machineImage: AMI }), ap),
+      /TestStack\/Bare: invalid userData undefined: the launch template has no user data.*Fix: create the launch template with `userData`: `ec2\.UserData\.forLinux\(\)`/],
+    ['a launch template without a role', (s, _vpc, ap) => Ec2Mount.onLaunchTemplate(new ec2.LaunchTemplate(s, 'NoRole', { userData: ec2.UserData.forLinux() }), ap),
       /TestStack\/NoRole: invalid role undefined: the launch template has no role/],
     ['an Auto Scaling group built from a launch template', (s, vpc, ap) => {
       const launchTemplate = new ec2.LaunchTemplate(s, 'LT', { machineImage: AMI, instanceType: TYPE });
-      ap.mountOnAutoScalingGroup(new autoscaling.AutoScalingGroup(s, 'FromLt', { vpc, launchTemplate }));
-    }, /TestStack\/FromLt: invalid autoScalingGroup "TestStack\/FromLt": it was created from a launch template.*mountOnLaunchTemplate/],
+      Ec2Mount.onAutoScalingGroup(new autoscaling.AutoScalingGroup(s, 'FromLt', { vpc, launchTemplate }), ap);
+    }, /TestStack\/FromLt: invalid autoScalingGroup "TestStack\/FromLt": it was created from a launch template.*`Ec2Mount\.onLaunchTemplate\(\)`/],
     ['two access points at one mount path', (s, vpc, ap) => {
       const host = instanceIn(s, vpc);
-      ap.mountOnInstance(host);
-      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnInstance(host);
-    }, /TestStack\/Host: invalid mountPath "\/mnt\/s3files": the user data of the instance already mounts TestStack\/Files\/Data there.*Fix: give each access point its own mountPath/],
+      Ec2Mount.onInstance(host, ap);
+      Ec2Mount.onInstance(host, (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }));
+    }, /TestStack\/Host: invalid mountPath "\/mnt\/s3files": the user data of the instance already mounts TestStack\/Files\/Data there.*Fix: give each access point its own `mountPath`/],
     ['two access points at one mount path of a launch template', (s, vpc, ap) => {
       const lt = new ec2.LaunchTemplate(s, 'LT', {
         machineImage: AMI,
@@ -207,26 +207,26 @@ describe('mountOnInstance: refusals', () => {
         securityGroup: new ec2.SecurityGroup(s, 'Sg', { vpc }),
         role: new iam.Role(s, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
       });
-      ap.mountOnLaunchTemplate(lt, { mountPath: '/data' });
-      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnLaunchTemplate(lt, { mountPath: '/data' });
+      Ec2Mount.onLaunchTemplate(lt, ap, { mountPath: '/data' });
+      Ec2Mount.onLaunchTemplate(lt, (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }), { mountPath: '/data' });
     }, /TestStack\/LT: invalid mountPath "\/data": the user data of the launch template's instances already mounts TestStack\/Files\/Data there/],
     ['one access point read-write, then read-only at the same path', (s, vpc, ap) => {
       const host = instanceIn(s, vpc);
-      ap.mountOnInstance(host);
-      ap.mountOnInstance(host, { readOnly: true });
+      Ec2Mount.onInstance(host, ap);
+      Ec2Mount.onInstance(host, ap, { readOnly: true });
     }, /invalid readOnly true: the user data of the instance already mounts this access point at \/mnt\/s3files read-write/],
     ['a mount path under another mount path of the same user data', (s, vpc, ap) => {
       const host = instanceIn(s, vpc);
-      ap.mountOnInstance(host, { mountPath: '/mnt/data' });
-      (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnInstance(host, { mountPath: '/mnt/data/current' });
+      Ec2Mount.onInstance(host, ap, { mountPath: '/mnt/data' });
+      Ec2Mount.onInstance(host, (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }), { mountPath: '/mnt/data/current' });
     }, /TestStack\/Host: invalid mountPath "\/mnt\/data\/current": it lies under \/mnt\/data, where the user data of the instance already mounts TestStack\/Files\/Data: a mount point inside another mount is a directory of the outer access point, which cannot be made immutable, so while nothing is mounted there writes land in the outer access point\. Fix: give each mount a directory of its own, none inside another \(e\.g\. "\/mnt\/data" and "\/mnt\/logs"\)/],
     ['a mount path that contains another mount path of the same user data (the same access point)', (s, vpc, ap) => {
       const host = instanceIn(s, vpc);
-      ap.mountOnInstance(host, { mountPath: '/mnt/data/current/' });
-      ap.mountOnInstance(host, { mountPath: '/mnt/data' });
+      Ec2Mount.onInstance(host, ap, { mountPath: '/mnt/data/current/' });
+      Ec2Mount.onInstance(host, ap, { mountPath: '/mnt/data' });
     }, /TestStack\/Host: invalid mountPath "\/mnt\/data": the user data of the instance already mounts TestStack\/Files\/Data at \/mnt\/data\/current, which lies under it: a mount point inside another mount .* Fix: give each mount a directory of its own/],
-    ['ec2.MultipartUserData', (s, vpc, ap) => ap.mountOnInstance(instanceIn(s, vpc, 'Multi', { userData: new ec2.MultipartUserData() })),
-      /TestStack\/Multi: invalid userData ec2\.MultipartUserData: the boot script installs a per-boot script that reads the user data back from the instance metadata service on every boot and runs its s3files_mount lines as a shell script; in a MIME multipart body they are base64-encoded inside a part, where it would not find them, so a later change of the mount would never reach a running instance\. Fix: use ec2\.UserData\.forLinux\(\) and put the commands of the other parts into it \(userData\.addCommands\(\.\.\.\); a cloud-config part as the shell commands that do the same\)/],
+    ['ec2.MultipartUserData', (s, vpc, ap) => Ec2Mount.onInstance(instanceIn(s, vpc, 'Multi', { userData: new ec2.MultipartUserData() }), ap),
+      /TestStack\/Multi: invalid userData ec2\.MultipartUserData: the boot script installs a per-boot script that reads the user data back from the instance metadata service on every boot and runs its s3files_mount lines as a shell script; in a MIME multipart body they are base64-encoded inside a part, where it would not find them, so a later change of the mount would never reach a running instance\. Fix: use `ec2\.UserData\.forLinux\(\)` and put the commands of the other parts into it \(`userData\.addCommands\(\)`; a cloud-config part as the shell commands that do the same\)/],
   ])('refuses %s', (_what, build, message) => {
     const { stack, vpc, accessPoint } = withAccessPoint();
     expect(() => build(stack, vpc, accessPoint)).toThrow(message);
@@ -239,7 +239,7 @@ describe('mountOnInstance: refusals', () => {
     const files = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnets: vpc.isolatedSubnets.slice(0, 2) } });
     const host = instanceIn(stack, vpc, 'Far', { vpcSubnets: { subnets: [vpc.isolatedSubnets[2]] } });
     // WHEN / THEN
-    expect(() => files.addAccessPoint('Data').mountOnInstance(host)).toThrow(/TestStack\/Far: invalid vpcSubnets "dummy1c": TestStack\/Files has mount targets only in dummy1a, dummy1b/);
+    expect(() => Ec2Mount.onInstance(host, files.addAccessPoint('Data', { path: '/lambda' }))).toThrow(/TestStack\/Far: invalid vpcSubnets "dummy1c": TestStack\/Files has mount targets only in dummy1a, dummy1b/);
   });
 });
 

@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import { S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { EcsMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
 import { findCycle } from '../lifecycle/cfn';
 import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/template';
 
@@ -36,7 +36,7 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
   test('the task definition gets the S3 Files volume and the mount point', () => {
     // GIVEN / WHEN
     const { compute, accessPoint, service } = storageAndCompute();
-    const volume = accessPoint.mountOnService(service, { containerPath: '/mnt/results' });
+    const volume = EcsMount.onService(service, accessPoint, { containerPath: '/mnt/results' });
     // THEN
     const t = Template.fromStack(compute);
     t.hasResourceProperties('AWS::ECS::TaskDefinition', {
@@ -55,7 +55,7 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
   test('the task role gets the scoped client actions, the reads ECS validates with, direct reads', () => {
     // GIVEN / WHEN
     const { compute, accessPoint, service } = storageAndCompute();
-    accessPoint.mountOnService(service);
+    EcsMount.onService(service, accessPoint);
     // THEN
     const t = Template.fromStack(compute);
     const st = roleStatements(t, 'ReaderTaskRole');
@@ -78,7 +78,7 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
   test('the service joins the client security group, and it and the task definition wait for the waiter (a stack dependency)', () => {
     // GIVEN / WHEN
     const { app, storage, compute, accessPoint, service } = storageAndCompute();
-    accessPoint.mountOnService(service);
+    EcsMount.onService(service, accessPoint);
     // THEN
     const t = Template.fromStack(compute);
     t.hasResourceProperties('AWS::ECS::Service', {
@@ -96,12 +96,12 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
     const stack = newStack();
     const vpc = isolatedVpc(stack);
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc });
-    const ap = fs.addAccessPoint('Data');
+    const ap = fs.addAccessPoint('Data', { path: '/lambda' });
     const td = new ecs.FargateTaskDefinition(stack, 'Task');
     td.addContainer('app', { image: IMAGE });
     const service = new ecs.FargateService(stack, 'Service', { cluster: new ecs.Cluster(stack, 'Cluster', { vpc }), taskDefinition: td });
     // WHEN
-    ap.mountOnService(service);
+    EcsMount.onService(service, ap);
     // THEN
     const t = Template.fromStack(stack);
     const [waiterId] = byPrefix(t, 'Custom::S3FilesMountTargetsAvailable', 'FilesMountTargetsAvailable');
@@ -119,8 +119,8 @@ describe('mountOnTaskDefinition', () => {
     const { compute, accessPoint, taskDefinition } = storageAndCompute();
     const sidecar = taskDefinition.addContainer('sidecar', { image: IMAGE, essential: false });
     // WHEN
-    const first = accessPoint.mountOnTaskDefinition(taskDefinition, { readOnly: true });
-    const second = accessPoint.mountOnTaskDefinition(taskDefinition, { readOnly: true, containers: [sidecar], containerPath: '/data' });
+    const first = EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true });
+    const second = EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true, containers: [sidecar], containerPath: '/data' });
     // THEN
     expect(second).toBe(first);
     const t = Template.fromStack(compute);
@@ -140,8 +140,8 @@ describe('mountOnTaskDefinition', () => {
     taskDefinition.addVolume({ name: 'scratch' });
     const other = new S3FilesAccessPoint(compute, 'Other', { fileSystem, path: '/other' });
     // WHEN
-    const a = accessPoint.mountOnTaskDefinition(taskDefinition);
-    const b = other.mountOnTaskDefinition(taskDefinition, { volumeName: 'other', containerPath: '/mnt/other' });
+    const a = EcsMount.onTaskDefinition(taskDefinition, accessPoint);
+    const b = EcsMount.onTaskDefinition(taskDefinition, other, { volumeName: 'other', containerPath: '/mnt/other' });
     // THEN
     const [, task] = only(Template.fromStack(compute), 'AWS::ECS::TaskDefinition');
     expect(task.Properties.Volumes.map((v: any) => [v.Name, v.S3FilesVolumeConfiguration !== undefined])).toEqual([['scratch', false], [a, true], [b, true]]);
@@ -152,9 +152,9 @@ describe('mountOnTaskDefinition', () => {
     const { compute, accessPoint, cluster, taskDefinition, service } = storageAndCompute();
     const second = new ecs.FargateService(compute, 'Second', { cluster, taskDefinition, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
     // WHEN
-    const a = accessPoint.mountOnTaskDefinition(taskDefinition, { containerPath: '/mnt/results' });
-    const b = accessPoint.mountOnService(service, { containerPath: '/mnt/results' });
-    const c = accessPoint.mountOnService(second, { containerPath: '/mnt/results/' });
+    const a = EcsMount.onTaskDefinition(taskDefinition, accessPoint, { containerPath: '/mnt/results' });
+    const b = EcsMount.onService(service, accessPoint, { containerPath: '/mnt/results' });
+    const c = EcsMount.onService(second, accessPoint, { containerPath: '/mnt/results/' });
     // THEN one volume and one mount point (a duplicate MountPoints entry is cfn-lint E3037: CloudFormation rejects it)
     expect(new Set([a, b, c]).size).toBe(1);
     const [, task] = only(Template.fromStack(compute), 'AWS::ECS::TaskDefinition');
@@ -166,14 +166,14 @@ describe('mountOnTaskDefinition', () => {
     // GIVEN
     const stack = newStack();
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
-    const ap = fs.addAccessPoint('Data');
+    const ap = fs.addAccessPoint('Data', { path: '/lambda' });
     const managed = new ecs.TaskDefinition(stack, 'Managed', { compatibility: ecs.Compatibility.MANAGED_INSTANCES, networkMode: ecs.NetworkMode.AWS_VPC, cpu: '256', memoryMiB: '512' });
     managed.addContainer('app', { image: IMAGE, memoryLimitMiB: 512 });
     const mixed = new ecs.TaskDefinition(stack, 'Mixed', { compatibility: ecs.Compatibility.EC2_AND_FARGATE, networkMode: ecs.NetworkMode.AWS_VPC, cpu: '256', memoryMiB: '512' });
     mixed.addContainer('app', { image: IMAGE, memoryLimitMiB: 512 });
     // WHEN
-    ap.mountOnTaskDefinition(managed);
-    ap.mountOnTaskDefinition(mixed);
+    EcsMount.onTaskDefinition(managed, ap);
+    EcsMount.onTaskDefinition(mixed, ap);
     // THEN
     const w = warnings(stack).join('\n');
     expect(w).toMatch(/TestStack\/Mixed is also EC2-compatible.*fails/);
@@ -184,61 +184,61 @@ describe('mountOnTaskDefinition', () => {
     ['an EC2-only task definition', (s, ap) => {
       const td = new ecs.Ec2TaskDefinition(s, 'OnEc2');
       td.addContainer('app', { image: IMAGE, memoryLimitMiB: 256 });
-      return ap.mountOnTaskDefinition(td);
-    }, /TestStack\/OnEc2: invalid compatibility "EC2": ECS mounts S3 Files volumes only in tasks on Fargate or ECS Managed Instances.*Fix: use a FargateTaskDefinition/],
-    ['a task definition without a container', (s, ap) => ap.mountOnTaskDefinition(new ecs.FargateTaskDefinition(s, 'Empty')),
-      /TestStack\/Empty: invalid containers \[\]: the task definition has no essential container yet.*Fix: add the container before mounting, or pass containers/],
+      return EcsMount.onTaskDefinition(td, ap);
+    }, /TestStack\/OnEc2: invalid compatibility "EC2": ECS mounts S3 Files volumes only in tasks on Fargate or ECS Managed Instances.*Fix: use a `FargateTaskDefinition`/],
+    ['a task definition without a container', (s, ap) => EcsMount.onTaskDefinition(new ecs.FargateTaskDefinition(s, 'Empty'), ap),
+      /TestStack\/Empty: invalid containers \[\]: the task definition has no essential container yet.*Fix: add the container before mounting, or pass `containers`/],
     ['a container of another task definition', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'Mine');
       td.addContainer('app', { image: IMAGE });
       const theirs = new ecs.FargateTaskDefinition(s, 'Theirs').addContainer('app', { image: IMAGE });
-      return ap.mountOnTaskDefinition(td, { containers: [theirs] });
+      return EcsMount.onTaskDefinition(td, ap, { containers: [theirs] });
     }, /invalid containers "TestStack\/Theirs\/app": the container belongs to TestStack\/Theirs/],
     ['a relative container path', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'Rel');
       td.addContainer('app', { image: IMAGE });
-      return ap.mountOnTaskDefinition(td, { containerPath: 'data' });
-    }, /invalid containerPath "data": it must be an absolute path.*\(Python: container_path; Java builders: containerPath\(…\)\.\)/],
+      return EcsMount.onTaskDefinition(td, ap, { containerPath: 'data' });
+    }, /invalid containerPath "data": it must be an absolute path.*\(Python: container_path; Java: containerPath\(…\); Go: ContainerPath\.\)/],
     ['a bad volume name', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'BadName');
       td.addContainer('app', { image: IMAGE });
-      return ap.mountOnTaskDefinition(td, { volumeName: 'has space' });
+      return EcsMount.onTaskDefinition(td, ap, { volumeName: 'has space' });
     }, /invalid volumeName "has space": ECS volume names are 1-255 letters/],
     ['one volume name for two access points', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'Twice');
       td.addContainer('app', { image: IMAGE });
-      ap.mountOnTaskDefinition(td, { volumeName: 'data' });
+      EcsMount.onTaskDefinition(td, ap, { volumeName: 'data' });
       const other = (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' });
-      return other.mountOnTaskDefinition(td, { volumeName: 'data', containerPath: '/other' });
+      return EcsMount.onTaskDefinition(td, other, { volumeName: 'data', containerPath: '/other' });
     }, /invalid volumeName "data": the task definition already has an S3 Files volume of that name for TestStack\/Files\/Data/],
     ['two access points at the default container path', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'SamePath');
       td.addContainer('app', { image: IMAGE });
-      ap.mountOnTaskDefinition(td);
-      return (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }).mountOnTaskDefinition(td);
-    }, /TestStack\/SamePath: invalid containerPath "\/mnt\/s3files": the container TestStack\/SamePath\/app already mounts the volume s3files-[0-9a-f]{12} there.*Fix: give each access point \(or volume\) its own containerPath/],
+      EcsMount.onTaskDefinition(td, ap);
+      return EcsMount.onTaskDefinition(td, (ap.fileSystem as S3FilesFileSystem).addAccessPoint('Other', { path: '/other' }));
+    }, /TestStack\/SamePath: invalid containerPath "\/mnt\/s3files": the container TestStack\/SamePath\/app already mounts the volume s3files-[0-9a-f]{12} there.*Fix: give each access point \(or volume\) its own `containerPath`/],
     ['an access point at a path another volume of the container takes', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'Scratch');
       td.addVolume({ name: 'scratch' });
       td.addContainer('app', { image: IMAGE }).addMountPoints({ sourceVolume: 'scratch', containerPath: '/data', readOnly: false });
-      return ap.mountOnTaskDefinition(td, { containerPath: '/data' });
+      return EcsMount.onTaskDefinition(td, ap, { containerPath: '/data' });
     }, /invalid containerPath "\/data": the container TestStack\/Scratch\/app already mounts the volume scratch there/],
     ['the same mount read-only, then read-write', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'Both');
       td.addContainer('app', { image: IMAGE });
-      ap.mountOnTaskDefinition(td, { readOnly: true });
-      return ap.mountOnTaskDefinition(td);
-    }, /invalid readOnly false: the container TestStack\/Both\/app already mounts the volume s3files-[0-9a-f]{12} at \/mnt\/s3files read-only.*Fix: mount an access point with the same readOnly setting every time/],
+      EcsMount.onTaskDefinition(td, ap, { readOnly: true });
+      return EcsMount.onTaskDefinition(td, ap);
+    }, /invalid readOnly false: the container TestStack\/Both\/app already mounts the volume s3files-[0-9a-f]{12} at \/mnt\/s3files read-only.*Fix: mount an access point with the same `readOnly` setting every time/],
     ['the same access point with another transit encryption port', (s, ap) => {
       const td = new ecs.FargateTaskDefinition(s, 'Ports');
       td.addContainer('app', { image: IMAGE });
-      ap.mountOnTaskDefinition(td, { transitEncryptionPort: 12049 });
-      return ap.mountOnTaskDefinition(td, { transitEncryptionPort: 12050 });
-    }, /invalid transitEncryptionPort 12050: the task definition's volume s3files-[0-9a-f]{12} was already added with transitEncryptionPort 12049/],
+      EcsMount.onTaskDefinition(td, ap, { transitEncryptionPort: 12049 });
+      return EcsMount.onTaskDefinition(td, ap, { transitEncryptionPort: 12050 });
+    }, /invalid transitEncryptionPort 12050: the task definition's volume s3files-[0-9a-f]{12} was already added with `transitEncryptionPort` 12049/],
   ])('refuses %s, naming the prop and the fix', (_what, build, message) => {
     const stack = newStack();
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
-    expect(() => build(stack, fs.addAccessPoint('Data'))).toThrow(message);
+    expect(() => build(stack, fs.addAccessPoint('Data', { path: '/lambda' }))).toThrow(message);
   });
 
   test('a service in an AZ without a mount target is refused', () => {
@@ -250,6 +250,6 @@ describe('mountOnTaskDefinition', () => {
     td.addContainer('app', { image: IMAGE });
     const service = new ecs.FargateService(stack, 'Service', { cluster: new ecs.Cluster(stack, 'Cluster', { vpc }), taskDefinition: td });
     // WHEN / THEN
-    expect(() => fs.addAccessPoint('Data').mountOnService(service)).toThrow(/TestStack\/Service: invalid vpcSubnets "dummy1c": TestStack\/Files has mount targets only in dummy1a, dummy1b/);
+    expect(() => EcsMount.onService(service, fs.addAccessPoint('Data', { path: '/lambda' }))).toThrow(/TestStack\/Service: invalid vpcSubnets "dummy1c": TestStack\/Files has mount targets only in dummy1a, dummy1b/);
   });
 });

@@ -1,50 +1,12 @@
 import { Duration, Lazy, Size, Token } from 'aws-cdk-lib';
-import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { S3FilesFileSystem } from '../../src';
 import {
-  describe as describeValue, invalid, MAX_IMPORT_SIZE_BYTES, spelling, validateAccessPointPath, validateAvailabilityTimeout,
+  MAX_IMPORT_SIZE_BYTES, validateAccessPointPath, validateAvailabilityTimeout,
   validateImportSizeThreshold, validateMountPath, validatePermissions, validatePosixId, validatePrefix, validateSecondaryGids, validateWholeDays,
 } from '../../src/private/validation';
 import { newStack } from '../util/template';
 
 const scope = () => new Construct(newStack(), 'Thing');
-
-describe('spelling: each binding\'s name for the props a message names', () => {
-  test('Python\'s snake_case and Java\'s builder methods, labelled; nothing when every language reads the same', () => {
-    expect(spelling(['readOnly', 'rootAccess'])).toBe(' (Python: read_only, root_access; Java builders: readOnly(…), rootAccess(…).)');
-    expect(spelling(['accessPointOptions.posixUser.uid'])).toBe(' (Python: access_point_options.posix_user.uid; Java builders: accessPointOptions(…) › posixUser(…) › uid(…).)');
-    expect(spelling(['path', 'vpc'])).toBe('');
-    expect(spelling(['importDataRules[1].prefix'])).toBe(' (Python: import_data_rules[1].prefix; Java builders: importDataRules(…) › prefix(…).)');
-  });
-  test('errors and warnings carry it', () => {
-    expect(() => invalid(scope(), 'mountPath', 'x', 'bad', 'good')).toThrow('invalid mountPath "x": bad. Fix: good. (Python: mount_path; Java builders: mountPath(…).)');
-    const stack = newStack();
-    const vpc = new ec2.Vpc(stack, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'I', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
-    const fs = new S3FilesFileSystem(stack, 'Fs', { vpc });
-    const fn = new lambda.Function(stack, 'Fn', {
-      runtime: lambda.Runtime.NODEJS_24_X, handler: 'i.h', code: lambda.Code.fromInline('x'), vpc,
-    });
-    fs.addAccessPoint('Ap').mountOnFunction(fn, { readOnly: true, rootAccess: true });
-    Annotations.fromStack(stack).hasWarning('/TestStack/Fn', Match.stringLikeRegexp('\\(Python: read_only, root_access; Java builders: readOnly\\(…\\), rootAccess\\(…\\)\\.\\)'));
-  });
-});
-
-describe('invalid', () => {
-  test('names the construct path, prop, value, problem and fix', () => {
-    expect(() => invalid(scope(), 'size', 3, 'too small', 'use 4')).toThrow('TestStack/Thing: invalid size 3: too small. Fix: use 4.');
-    expect(() => invalid('Some/Path', 'name', 'x', 'bad', 'good')).toThrow('Some/Path: invalid name "x": bad. Fix: good.');
-  });
-
-  test('describes durations, arrays and plain objects readably', () => {
-    expect(describeValue(Duration.minutes(5))).toBe('5 minutes');
-    expect(describeValue([1, 'a'])).toBe('[1, "a"]');
-    expect(describeValue({ a: 1 })).toBe('{"a":1}');
-    expect(describeValue(undefined)).toBe('undefined');
-  });
-});
 
 describe('validators skip unresolved tokens', () => {
   test.each([

@@ -8,8 +8,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct, DependencyGroup } from 'constructs';
-import { ImportTrigger, IS3FilesFileSystem, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
+import { ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMountedFunction, S3FilesMountedFunctionProps } from '../../src';
 import { venvBin } from '../validators/templates';
 
 // Bad configurations a user can write, including through jsii from Python/Java/.NET, where a value
@@ -39,31 +38,18 @@ function fileSystem(stack: Stack, props: Record<string, unknown> = {}): S3FilesF
   return new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), ...props });
 }
 
-/** An IS3FilesFileSystem that is not this library's (another library's, or a hand-written one). */
-function foreignFileSystem(stack: Stack): IS3FilesFileSystem {
-  const foreign = new Construct(stack, 'Foreign');
-  return Object.assign(foreign, {
-    fileSystemId: 'fs-0123456789abcdef0',
-    fileSystemArn: 'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0',
-    mountTargetsAvailable: new DependencyGroup(),
-    connections: new ec2.Connections(),
-    stack,
-    env: { account: '111111111111', region: 'us-east-1' },
-  }) as unknown as IS3FilesFileSystem;
-}
-
 interface Rejected { readonly build: (stack: Stack) => unknown; readonly prop: RegExp; readonly fix: RegExp }
 
 const REJECTED: Record<string, Rejected> = {
-  'uid as a string (jsii)': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: bad('1000'), gid: 1000 } } }), prop: /invalid accessPointOptions\.posixUser\.uid "1000"/, fix: /whole number such as 1000/ },
-  'negative uid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: -1, gid: 1000 } } }), prop: /invalid accessPointOptions\.posixUser\.uid -1/, fix: /whole number/ },
-  'uid above 2^32-1': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 4294967296, gid: 1 } } }), prop: /invalid accessPointOptions\.posixUser\.uid 4294967296/, fix: /whole number/ },
-  'fractional gid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: 1.5 } } }), prop: /invalid accessPointOptions\.posixUser\.gid 1\.5/, fix: /whole number/ },
-  'NaN gid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: NaN } } }), prop: /invalid accessPointOptions\.posixUser\.gid NaN/, fix: /whole number/ },
-  '17 secondary gids': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: 1, secondaryGids: Array.from({ length: 17 }, (_, i) => i) } } }), prop: /invalid accessPointOptions\.posixUser\.secondaryGids/, fix: /at most 16 groups/ },
-  'secondary gids as a string (jsii)': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 1, gid: 1, secondaryGids: bad('1001') } } }), prop: /invalid accessPointOptions\.posixUser\.secondaryGids "1001"/, fix: /\[1001, 1002\]/ },
-  'permissions not octal': { build: (s) => mounted(s, { accessPointOptions: { createPermissions: '789' } }), prop: /invalid accessPointOptions\.createPermissions "789"/, fix: /"755" or "0750"/ },
-  'permissions as a number (jsii)': { build: (s) => mounted(s, { accessPointOptions: { createPermissions: bad(755) } }), prop: /invalid accessPointOptions\.createPermissions 755: it must be a string/, fix: /"755"/ },
+  'uid as a string (jsii)': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: bad('1000'), gid: 1000 } } }), prop: /invalid accessPointOptions\.posixUser\.uid "1000"/, fix: /whole number such as 1000/ },
+  'negative uid': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: -1, gid: 1000 } } }), prop: /invalid accessPointOptions\.posixUser\.uid -1/, fix: /whole number/ },
+  'uid above 2^32-1': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: 4294967296, gid: 1 } } }), prop: /invalid accessPointOptions\.posixUser\.uid 4294967296/, fix: /whole number/ },
+  'fractional gid': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: 1, gid: 1.5 } } }), prop: /invalid accessPointOptions\.posixUser\.gid 1\.5/, fix: /whole number/ },
+  'NaN gid': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: 1, gid: NaN } } }), prop: /invalid accessPointOptions\.posixUser\.gid NaN/, fix: /whole number/ },
+  '17 secondary gids': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: 1, gid: 1, secondaryGids: Array.from({ length: 17 }, (_, i) => i) } } }), prop: /invalid accessPointOptions\.posixUser\.secondaryGids/, fix: /at most 16 groups/ },
+  'secondary gids as a string (jsii)': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: 1, gid: 1, secondaryGids: bad('1001') } } }), prop: /invalid accessPointOptions\.posixUser\.secondaryGids "1001"/, fix: /\[1001, 1002\]/ },
+  'permissions not octal': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', createPermissions: '789' } }), prop: /invalid accessPointOptions\.createPermissions "789"/, fix: /"755" or "0750"/ },
+  'permissions as a number (jsii)': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', createPermissions: bad(755) } }), prop: /invalid accessPointOptions\.createPermissions 755: it must be a string/, fix: /"755"/ },
   'relative access point path': { build: (s) => mounted(s, { accessPointOptions: { path: 'lambda' } }), prop: /invalid accessPointOptions\.path "lambda"/, fix: /"\/lambda"/ },
   'path escaping with ..': { build: (s) => mounted(s, { accessPointOptions: { path: '/data/../etc' } }), prop: /invalid accessPointOptions\.path "\/data\/..\/etc"/, fix: /does not start with "\."/ },
   'path with 5 components': { build: (s) => mounted(s, { accessPointOptions: { path: '/a/b/c/d/e' } }), prop: /invalid accessPointOptions\.path "\/a\/b\/c\/d\/e"/, fix: /shallower path/ },
@@ -77,13 +63,13 @@ const REJECTED: Record<string, Rejected> = {
   'prefix with leading slash': { build: (s) => fileSystem(s, { prefix: '/data/' }), prop: /invalid prefix "\/data\/"/, fix: /drop the leading slash/ },
   'prefix with //': { build: (s) => fileSystem(s, { prefix: 'a//b/' }), prop: /invalid prefix "a\/\/b\/"/, fix: /remove the duplicate slashes/ },
   'prefix as a number (jsii)': { build: (s) => fileSystem(s, { prefix: bad(7) }), prop: /invalid prefix 7: it must be a string/, fix: /"data\/"/ },
-  'import threshold above the schema maximum': { build: (s) => fileSystem(s, { importSizeThreshold: Size.tebibytes(100) }), prop: /invalid importSizeThreshold/, fix: /Size\.kibibytes\(128\)/ },
-  'import threshold as a number (jsii)': { build: (s) => fileSystem(s, { importSizeThreshold: bad(131072) }), prop: /invalid importSizeThreshold 131072: it must be a Size/, fix: /Size\.kibibytes\(128\)/ },
+  'import threshold above the schema maximum': { build: (s) => fileSystem(s, { importDataRules: [{ sizeLessThan: Size.tebibytes(100) }] }), prop: /invalid importDataRules\[0\]\.sizeLessThan/, fix: /Size\.kibibytes\(128\)/ },
+  'import threshold as a number (jsii)': { build: (s) => fileSystem(s, { importDataRules: [{ sizeLessThan: bad(131072) }] }), prop: /invalid importDataRules\[0\]\.sizeLessThan 131072: it must be a Size/, fix: /Size\.kibibytes\(128\)/ },
   'expiry in hours': { build: (s) => fileSystem(s, { expireAfterLastAccess: Duration.hours(36) }), prop: /invalid expireAfterLastAccess 1 day 12 hours/, fix: /Duration\.days\(n\) with 1 <= n <= 365/ },
   'expiry beyond 365 days': { build: (s) => fileSystem(s, { expireAfterLastAccess: Duration.days(400) }), prop: /invalid expireAfterLastAccess 400 days/, fix: /1 <= n <= 365/ },
   'expiry as a number (jsii)': { build: (s) => fileSystem(s, { expireAfterLastAccess: bad(30) }), prop: /invalid expireAfterLastAccess 30: it must be a Duration/, fix: /Duration\.days\(1\)/ },
-  'lower-case import trigger': { build: (s) => fileSystem(s, { importTrigger: ImportTrigger.of('on file access') }), prop: /invalid importTrigger "on file access"/, fix: /ImportTrigger\.ON_FILE_ACCESS/ },
-  'import trigger as a plain string (jsii)': { build: (s) => fileSystem(s, { importTrigger: bad('ON_FILE_ACCESS') }), prop: /invalid importTrigger "ON_FILE_ACCESS": it must be an ImportTrigger/, fix: /ImportTrigger\.ON_DIRECTORY_FIRST_ACCESS/ },
+  'lower-case import trigger': { build: (s) => fileSystem(s, { importDataRules: [{ trigger: ImportTrigger.of('on file access') }] }), prop: /invalid importDataRules\[0\]\.trigger "on file access"/, fix: /ImportTrigger\.ON_FILE_ACCESS/ },
+  'import trigger as a plain string (jsii)': { build: (s) => fileSystem(s, { importDataRules: [{ trigger: bad('ON_FILE_ACCESS') }] }), prop: /invalid importDataRules\[0\]\.trigger "ON_FILE_ACCESS": it must be an `ImportTrigger`/, fix: /ImportTrigger\.ON_DIRECTORY_FIRST_ACCESS/ },
   'availability timeout of 30 s': { build: (s) => fileSystem(s, { availabilityTimeout: Duration.seconds(30) }), prop: /invalid availabilityTimeout 30 seconds/, fix: /Duration\.minutes\(20\)/ },
   'availability timeout of 3 h': { build: (s) => fileSystem(s, { availabilityTimeout: Duration.hours(3) }), prop: /invalid availabilityTimeout 3 hours/, fix: /Duration\.minutes\(20\)/ },
   'availability timeout as a number (jsii)': { build: (s) => fileSystem(s, { availabilityTimeout: bad(600) }), prop: /invalid availabilityTimeout 600: it must be a Duration/, fix: /Duration\.minutes\(20\)/ },
@@ -91,37 +77,37 @@ const REJECTED: Record<string, Rejected> = {
   'noncurrent expiry with an imported bucket (conflict)': {
     build: (s) => fileSystem(s, { bucket: s3.Bucket.fromBucketName(s, 'B', 'existing'), noncurrentVersionExpiration: Duration.days(7) }),
     prop: /invalid noncurrentVersionExpiration 7 days/,
-    fix: /drop noncurrentVersionExpiration/,
+    fix: /drop `noncurrentVersionExpiration`/,
   },
   'accessPoint and accessPointOptions (conflict)': {
-    build: (s) => { const f = fileSystem(s); mounted(s, { accessPoint: f.addAccessPoint('Shared'), accessPointOptions: { path: '/x' } }); },
+    build: (s) => { const f = fileSystem(s); mounted(s, { accessPoint: f.addAccessPoint('Shared', { path: '/lambda' }), accessPointOptions: { path: '/x' } }); },
     prop: /invalid accessPointOptions \{ [a-zA-Z, ]+ \}/,
-    fix: /drop accessPointOptions/,
+    fix: /drop `accessPointOptions`/,
   },
   'fileSystem and bucket (conflict)': {
-    build: (s) => { const f = fileSystem(s); mounted(s, { fileSystem: f, bucket: s3.Bucket.fromBucketName(s, 'B', 'other') }); },
+    build: (s) => { const f = fileSystem(s); mounted(s, { s3FileSystem: f, bucket: s3.Bucket.fromBucketName(s, 'B', 'other') }); },
     prop: /invalid bucket "Hostile\/[A-Za-z]+"/,
-    fix: /configure the shared S3FilesFileSystem instead/,
+    fix: /configure the shared `S3FilesFileSystem` instead/,
   },
   'a vpc other than the shared file system\'s': {
-    build: (s) => { const f = fileSystem(s); mounted(s, { fileSystem: f, vpc: isolatedVpc(s, 'Other') }); },
+    build: (s) => { const f = fileSystem(s); mounted(s, { s3FileSystem: f, vpc: isolatedVpc(s, 'Other') }); },
     prop: /invalid vpc "Hostile\/Other"/,
-    fix: /omit vpc/,
+    fix: /omit `vpc`/,
   },
   'a second lambda filesystem': {
     build: (s) => mounted(s, { filesystem: bad({}) }),
     prop: /invalid filesystem \(a lambda\.FileSystem\): S3FilesMountedFunction builds its own S3 Files mount/,
-    fix: /use fileSystem or accessPoint for S3 Files/,
+    fix: /use `s3FileSystem` or `accessPoint` for S3 Files/,
   },
   'our file system passed as Lambda\'s filesystem (Python filesystem= instead of file_system=)': {
     build: (s) => mounted(s, { filesystem: bad(fileSystem(s)) }),
-    prop: /invalid filesystem "Hostile\/Files": this is Lambda's own mount setting \(a lambda\.FileSystem\); an S3 Files file system goes in fileSystem/,
-    fix: /pass it as fileSystem \(Python: file_system=, Java: \.fileSystem\(\)\)/,
+    prop: /invalid filesystem "Hostile\/Files": this is Lambda's own mount setting \(a `lambda\.FileSystem`\); an S3 Files file system goes in `s3FileSystem`/,
+    fix: /pass it as `s3FileSystem` and leave `filesystem` unset\. \(Python: lambda_\.FileSystem, s3_file_system;/,
   },
   'our access point passed as Lambda\'s filesystem': {
-    build: (s) => mounted(s, { filesystem: bad(fileSystem(s).addAccessPoint('Ap')) }),
-    prop: /invalid filesystem "Hostile\/Files\/Ap": .*an S3 Files access point goes in accessPoint/,
-    fix: /pass it as accessPoint \(Python: access_point=, Java: \.accessPoint\(\)\)/,
+    build: (s) => mounted(s, { filesystem: bad(fileSystem(s).addAccessPoint('Ap', { path: '/lambda' })) }),
+    prop: /invalid filesystem "Hostile\/Files\/Ap": .*an S3 Files access point goes in `accessPoint`/,
+    fix: /pass it as `accessPoint` and leave `filesystem` unset\. \(Python: lambda_\.FileSystem, access_point;/,
   },
   'a VPC without private subnets': {
     build: (s) => fileSystem(s, { vpc: new ec2.Vpc(s, 'PublicOnly', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] }) }),
@@ -136,21 +122,21 @@ const REJECTED: Record<string, Rejected> = {
       return fileSystem(s, { vpc, vpcSubnets: { subnets } });
     },
     prop: /invalid vpcSubnets \["subnet-a", "subnet-b"\]/,
-    fix: /the onePerAz option of the subnet selection/,
+    fix: /the `onePerAz` option of the subnet selection/,
   },
   'an imported subnet without its AZ': {
     build: (s) => fileSystem(s, { vpcSubnets: { subnets: [ec2.Subnet.fromSubnetId(s, 'NoAz', 'subnet-0abc')] } }),
     prop: /invalid vpcSubnets "subnet-0abc"/,
-    fix: /import it with its availabilityZone \(ec2.Subnet.fromSubnetAttributes\)/,
+    fix: /import it with its `availabilityZone` \(`ec2\.Subnet\.fromSubnetAttributes\(\)`\)/,
   },
   'a function in an AZ without a mount target': {
     build: (s) => {
       const vpc = isolatedVpc(s);
       const files = new S3FilesFileSystem(s, 'OneAz', { vpc, vpcSubnets: { subnets: [vpc.isolatedSubnets[0]] } });
-      return mounted(s, { fileSystem: files });
+      return mounted(s, { s3FileSystem: files });
     },
     prop: /Hostile\/Fn: invalid vpcSubnets "[a-z0-9-]+": Hostile\/OneAz has mount targets only in/,
-    fix: /select subnets in .* only, or add those AZs to the file system's vpcSubnets/,
+    fix: /select subnets in .* only, or add those AZs to the file system's `vpcSubnets`/,
   },
   'a function with five security groups of its own': {
     build: (s) => {
@@ -206,8 +192,8 @@ const REJECTED: Record<string, Rejected> = {
     fix: /give the token in days: Duration\.days\(n\)/,
   },
   'a token in KiB where bytes are needed': {
-    build: (s) => fileSystem(s, { importSizeThreshold: Size.kibibytes(Token.asNumber(Lazy.number({ produce: () => 128 }))) }),
-    prop: /invalid importSizeThreshold \(a token\): a token amount cannot be converted to bytes/,
+    build: (s) => fileSystem(s, { importDataRules: [{ sizeLessThan: Size.kibibytes(Token.asNumber(Lazy.number({ produce: () => 128 }))) }] }),
+    prop: /invalid importDataRules\[0\]\.sizeLessThan \(a token\): a token amount cannot be converted to bytes/,
     fix: /give the token in bytes: Size\.bytes\(n\)/,
   },
   'a token in minutes as availability timeout': {
@@ -222,12 +208,12 @@ const REJECTED: Record<string, Rejected> = {
   },
   // mountOnFunction and the imports: a user's own function, another team's file system
   'mounting on a function without a VPC': {
-    build: (s) => fileSystem(s).addAccessPoint('Ap').mountOnFunction(new lambda.Function(s, 'NoVpc', FN)),
+    build: (s) => LambdaMount.onFunction(new lambda.Function(s, 'NoVpc', FN), fileSystem(s).addAccessPoint('Ap', { path: '/lambda' })),
     prop: /invalid vpc "none": a function mounts S3 Files only from inside the VPC of the mount targets/,
     fix: /create the function with the file system's VPC/,
   },
   'mounting on a function in another VPC': {
-    build: (s) => fileSystem(s).addAccessPoint('Ap').mountOnFunction(new lambda.Function(s, 'Elsewhere', { ...FN, vpc: isolatedVpc(s, 'Other') })),
+    build: (s) => LambdaMount.onFunction(new lambda.Function(s, 'Elsewhere', { ...FN, vpc: isolatedVpc(s, 'Other') }), fileSystem(s).addAccessPoint('Ap', { path: '/lambda' })),
     prop: /invalid vpc ".*Elsewhere\/SecurityGroup": the function's security group is in another VPC than the mount targets/,
     fix: /create the function with the file system's VPC/,
   },
@@ -235,8 +221,8 @@ const REJECTED: Record<string, Rejected> = {
     build: (s) => {
       const files = fileSystem(s);
       const fn = new lambda.Function(s, 'Twice', { ...FN, vpc: files.vpc });
-      files.addAccessPoint('One').mountOnFunction(fn);
-      files.addAccessPoint('Two', { path: '/two' }).mountOnFunction(fn);
+      LambdaMount.onFunction(fn, files.addAccessPoint('One', { path: '/lambda' }));
+      LambdaMount.onFunction(fn, files.addAccessPoint('Two', { path: '/two' }));
     },
     prop: /invalid filesystem "already set": Lambda allows one file system mount per function/,
     fix: /share the access point between functions/,
@@ -246,15 +232,15 @@ const REJECTED: Record<string, Rejected> = {
       const vpc = isolatedVpc(s);
       const a = new S3FilesFileSystem(s, 'A', { vpc });
       const b = new S3FilesFileSystem(s, 'B', { vpc });
-      mounted(s, { fileSystem: a, accessPoint: b.addAccessPoint('OfB') });
+      mounted(s, { s3FileSystem: a, accessPoint: b.addAccessPoint('OfB', { path: '/lambda' }) });
     },
-    prop: /invalid accessPoint "Hostile\/B\/OfB": it belongs to file system Hostile\/B, not to fileSystem Hostile\/A/,
-    fix: /pass an access point of fileSystem, or omit fileSystem/,
+    prop: /invalid accessPoint "Hostile\/B\/OfB": it belongs to file system Hostile\/B, not to `s3FileSystem` Hostile\/A/,
+    fix: /pass an access point of `s3FileSystem`, or omit `s3FileSystem`/,
   },
   'an imported file system without id or ARN': {
     build: (s) => S3FilesFileSystem.fromFileSystemAttributes(s, 'Nothing', {}),
     prop: /invalid fileSystemId undefined: an imported file system needs its id or its ARN/,
-    fix: /give fileSystemId \(fs-...\) or fileSystemArn/,
+    fix: /give `fileSystemId` \(fs-...\) or `fileSystemArn`/,
   },
   'an imported file system id that is not one (jsii number)': {
     build: (s) => S3FilesFileSystem.fromFileSystemAttributes(s, 'Num', { fileSystemId: bad(12345) }),
@@ -264,13 +250,9 @@ const REJECTED: Record<string, Rejected> = {
   'an imported access point without id or ARN': {
     build: (s) => S3FilesAccessPoint.fromAccessPointAttributes(s, 'NoAp', { fileSystem: fileSystem(s) }),
     prop: /invalid accessPointId undefined: an imported access point needs its id or its ARN/,
-    fix: /give accessPointId \(fsap-...\) or accessPointArn/,
+    fix: /give `accessPointId` \(fsap-...\) or `accessPointArn`/,
   },
-  'an access point on another implementation of IS3FilesFileSystem': {
-    build: (s) => new S3FilesAccessPoint(s, 'OnForeign', { fileSystem: foreignFileSystem(s) }),
-    prop: /invalid fileSystem "Hostile\/Foreign": an access point needs a file system of this library/,
-    fix: /pass an S3FilesFileSystem, or one imported with S3FilesFileSystem.fromFileSystemAttributes/,
-  },
+
   'grant() with another service\'s action': {
     build: (s) => fileSystem(s).grant(new lambda.Function(s, 'G', FN), 's3:GetObject'),
     prop: /invalid actions "s3:GetObject": only s3files: actions can be granted/,
@@ -283,16 +265,16 @@ interface Warned { readonly build: (stack: Stack) => unknown; readonly warning: 
 const WARNED: Record<string, Warned> = {
   'an imported bucket from another account': {
     build: (s) => fileSystem(s, { bucket: s3.Bucket.fromBucketAttributes(s, 'Theirs', { bucketName: 'theirs', account: '222222222222' }) }),
-    warning: /bucket is owned by account 222222222222, not 111111111111: its bucket policy must allow the service role/,
+    warning: /`bucket` is owned by account 222222222222, not 111111111111: its bucket policy must allow the service role/,
   },
-  'uid 0 (root)': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: 0, gid: 0 } } }), warning: /posixUser\.uid is 0 \(root\)/ },
-  'readOnly with rootAccess': { build: (s) => mounted(s, { readOnly: true, rootAccess: true }), warning: /readOnly and rootAccess are both set/ },
-  'AUTO direct reads on 128 MB': { build: (s) => mounted(s, { directS3Read: lambda.DirectS3Read.auto() }), warning: /memorySize is 128 MB and directS3Read is AUTO/ },
-  'a token as prefix': { build: (s) => fileSystem(s, { prefix: Lazy.string({ produce: () => 'late/' }) }), warning: /prefix is an unresolved token/ },
-  'a token as access point path': { build: (s) => mounted(s, { accessPointOptions: { path: Lazy.string({ produce: () => '/late' }) } }), warning: /path is an unresolved token/ },
-  'a token as uid': { build: (s) => mounted(s, { accessPointOptions: { posixUser: { uid: Token.asNumber(Lazy.number({ produce: () => 1001 })), gid: 1001 } } }), warning: /posixUser\.uid is an unresolved token/ },
-  'a token as mount path': { build: (s) => mounted(s, { mountPath: Lazy.string({ produce: () => '/mnt/late' }) }), warning: /mountPath is an unresolved token/ },
-  'a token as permissions': { build: (s) => mounted(s, { accessPointOptions: { createPermissions: Lazy.string({ produce: () => '750' }) } }), warning: /createPermissions is an unresolved token/ },
+  'uid 0 (root)': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: 0, gid: 0 } } }), warning: /`accessPointOptions\.posixUser\.uid` is 0 \(root\)/ },
+  'readOnly with rootAccess': { build: (s) => mounted(s, { readOnly: true, rootAccess: true }), warning: /`readOnly` and `rootAccess` are both set/ },
+  'AUTO direct reads on 128 MB': { build: (s) => mounted(s, { directS3Read: lambda.DirectS3Read.auto() }), warning: /`memorySize` is 128 MB and `directS3Read` is AUTO/ },
+  'a token as prefix': { build: (s) => fileSystem(s, { prefix: Lazy.string({ produce: () => 'late/' }) }), warning: /`prefix` is an unresolved token/ },
+  'a token as access point path': { build: (s) => mounted(s, { accessPointOptions: { path: Lazy.string({ produce: () => '/late' }) } }), warning: /`accessPointOptions\.path` is an unresolved token/ },
+  'a token as uid': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', posixUser: { uid: Token.asNumber(Lazy.number({ produce: () => 1001 })), gid: 1001 } } }), warning: /`accessPointOptions\.posixUser\.uid` is an unresolved token/ },
+  'a token as mount path': { build: (s) => mounted(s, { mountPath: Lazy.string({ produce: () => '/mnt/late' }) }), warning: /`mountPath` is an unresolved token/ },
+  'a token as permissions': { build: (s) => mounted(s, { accessPointOptions: { path: '/lambda', createPermissions: Lazy.string({ produce: () => '750' }) } }), warning: /`accessPointOptions\.createPermissions` is an unresolved token/ },
 };
 
 describe('hostile input rejected at synth with the prop and the fix', () => {

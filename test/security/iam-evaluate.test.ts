@@ -7,7 +7,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { ACCOUNT, CfnResolver, fileSystemArn, Templates } from './cfn-resolve';
-import { S3FilesFileSystem } from '../../src';
+import { Ec2Mount, S3FilesFileSystem } from '../../src';
 import { synthExample } from '../util/synth-example';
 import { synthesizeTemplates } from '../validators/templates';
 
@@ -356,9 +356,9 @@ describe('a changed bucket key (item 15)', () => {
       const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'i', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
       const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, bucketEncryptionKey: new kms.Key(stack, keyId) });
       const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
-      fileSystem.addAccessPoint('Data', { path: '/data' }).mountOnLaunchTemplate(new ec2.LaunchTemplate(stack, 'Fleet', {
+      Ec2Mount.onLaunchTemplate(new ec2.LaunchTemplate(stack, 'Fleet', {
         userData: ec2.UserData.forLinux(), role: reader, securityGroup: new ec2.SecurityGroup(stack, 'Sg', { vpc }),
-      }), { readOnly: true });
+      }), fileSystem.addAccessPoint('Data', { path: '/data' }), { readOnly: true });
       return new CfnResolver({ Storage: Template.fromStack(stack).toJSON() });
     };
     const before = build('KeyA');

@@ -15,7 +15,7 @@ import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { CrossComputeStack } from '../../integ/stacks/cross-compute-stack';
 import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
-import { ImportTrigger, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
+import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
@@ -48,7 +48,7 @@ export function buildValidatorApp(outdir: string): App {
     runtime: lambda.Runtime.NODEJS_24_X,
     handler: 'index.handler',
     code: lambda.Code.fromInline('exports.handler = async () => ({})'),
-    fileSystem,
+    s3FileSystem: fileSystem,
     readOnly: true,
     directS3Read: lambda.DirectS3Read.disabled(),
   });
@@ -74,7 +74,7 @@ export function buildValidatorApp(outdir: string): App {
     runtime: lambda.Runtime.NODEJS_24_X,
     handler: 'index.handler',
     code: lambda.Code.fromInline('exports.handler = async () => ({})'),
-    fileSystem: fullSurface,
+    s3FileSystem: fullSurface,
   });
 
   // Storage in one stack, compute in a sibling stack and in a nested stack (the common layout).
@@ -87,15 +87,15 @@ export function buildValidatorApp(outdir: string): App {
   new S3FilesMonitoring(storage, 'Monitoring', { fileSystem: shared });
   const compute = new Stack(app, 'MultiStackCompute');
   const fn = { runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({})') };
-  new S3FilesMountedFunction(compute, 'Own', { ...fn, fileSystem: shared });
+  new S3FilesMountedFunction(compute, 'Own', { ...fn, s3FileSystem: shared });
   const sharedAccessPoint = new S3FilesAccessPoint(compute, 'Shared', { fileSystem: shared, path: '/shared' });
   new S3FilesMountedFunction(compute, 'Writer', { ...fn, accessPoint: sharedAccessPoint });
   new S3FilesMountedFunction(compute, 'Reader', { ...fn, accessPoint: sharedAccessPoint, readOnly: true });
-  new S3FilesMountedFunction(new NestedStack(storage, 'Workers'), 'Worker', { ...fn, fileSystem: shared });
+  new S3FilesMountedFunction(new NestedStack(storage, 'Workers'), 'Worker', { ...fn, s3FileSystem: shared });
 
   // A user's own function (not the L3) mounting the storage stack's file system through an access point.
   const usersOwn = new lambda.Function(compute, 'UsersOwn', { ...fn, vpc: sharedVpc });
-  sharedAccessPoint.mountOnFunction(usersOwn, { directS3Read: lambda.DirectS3Read.disabled() });
+  LambdaMount.onFunction(usersOwn, sharedAccessPoint, { directS3Read: lambda.DirectS3Read.disabled() });
   acknowledgeUserRole(usersOwn);
 
   // Every other compute mounting the storage stack's access point: a Fargate service, a Batch job
@@ -106,13 +106,13 @@ export function buildValidatorApp(outdir: string): App {
   const taskDefinition = new ecs.FargateTaskDefinition(others, 'Reader');
   taskDefinition.addContainer('app', { image });
   const service = new ecs.FargateService(others, 'Service', { cluster, taskDefinition, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
-  sharedAccessPoint.mountOnService(service, { readOnly: true });
+  EcsMount.onService(service, sharedAccessPoint, { readOnly: true });
   const jobRole = new iam.Role(others, 'JobRole', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
   const job = new batch.EcsJobDefinition(others, 'Job', {
     container: new batch.EcsFargateContainerDefinition(others, 'JobContainer', { image, cpu: 1, memory: Size.gibibytes(2), jobRole }),
   });
   const computeEnvironment = new batch.FargateComputeEnvironment(others, 'Env', { vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
-  sharedAccessPoint.mountOnJobDefinition(job, { computeEnvironment });
+  BatchMount.onJobDefinition(job, sharedAccessPoint, { computeEnvironment });
   const machineImage = ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 });
   const instanceType = ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO);
   const blockDevices = [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }];
@@ -125,7 +125,7 @@ export function buildValidatorApp(outdir: string): App {
     detailedMonitoring: true,
     blockDevices,
   });
-  sharedAccessPoint.mountOnInstance(host);
+  Ec2Mount.onInstance(host, sharedAccessPoint);
   const launchTemplate = new ec2.LaunchTemplate(others, 'FleetTemplate', {
     instanceType,
     machineImage,
@@ -135,7 +135,7 @@ export function buildValidatorApp(outdir: string): App {
     role: new iam.Role(others, 'FleetRole', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') }),
     securityGroup: new ec2.SecurityGroup(others, 'FleetGroup', { vpc: sharedVpc, allowAllOutbound: false }),
   });
-  sharedAccessPoint.mountOnLaunchTemplate(launchTemplate, { readOnly: true });
+  Ec2Mount.onLaunchTemplate(launchTemplate, sharedAccessPoint, { readOnly: true });
   new autoscaling.AutoScalingGroup(others, 'Fleet', {
     vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, launchTemplate,
   });
@@ -146,7 +146,7 @@ export function buildValidatorApp(outdir: string): App {
       vpc: sharedVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
     }),
   });
-  sharedAccessPoint.mountOnAgentCoreRuntime(agent);
+  AgentCoreMount.onRuntime(agent, sharedAccessPoint);
   acknowledgeUserCompute(others);
 
   // A file system of another app, imported by attributes, mounted read-only on a user's function.
@@ -157,18 +157,18 @@ export function buildValidatorApp(outdir: string): App {
   const theirs = S3FilesFileSystem.fromFileSystemAttributes(consumer, 'Theirs', {
     fileSystemId: 'fs-0123456789abcdef0',
     vpc: theirVpc,
-    availabilityZones: ['us-east-1a', 'us-east-1b'],
+    mountTargetAvailabilityZones: ['us-east-1a', 'us-east-1b'],
     securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(consumer, 'MountTargets', 'sg-0123456789abcdef0')],
     bucket: s3.Bucket.fromBucketName(consumer, 'Bucket', 'their-bucket'),
     prefix: 'shared/',
   });
   const reader = new lambda.Function(consumer, 'Reader', { ...fn, vpc: theirVpc });
-  S3FilesAccessPoint.fromAccessPointAttributes(consumer, 'Team', { fileSystem: theirs, accessPointId: 'fsap-0123456789abcdef0', path: '/team' })
-    .mountOnFunction(reader, { readOnly: true });
+  const team = S3FilesAccessPoint.fromAccessPointAttributes(consumer, 'Team', { fileSystem: theirs, accessPointId: 'fsap-0123456789abcdef0' });
+  LambdaMount.onFunction(reader, team, { readOnly: true });
   acknowledgeUserRole(reader);
   // A new access point on that imported file system: it gets a waiter (and provider) of its own.
   const writer = new lambda.Function(consumer, 'Writer', { ...fn, vpc: theirVpc });
-  new S3FilesAccessPoint(consumer, 'Uploads', { fileSystem: theirs, path: '/uploads' }).mountOnFunction(writer);
+  LambdaMount.onFunction(writer, new S3FilesAccessPoint(consumer, 'Uploads', { fileSystem: theirs, path: '/uploads' }));
   acknowledgeUserRole(writer);
   return app;
 }

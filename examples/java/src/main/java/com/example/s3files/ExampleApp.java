@@ -1,11 +1,17 @@
 package com.example.s3files;
 
+import io.github.cdks3files.lambda.AgentCoreMount;
 import io.github.cdks3files.lambda.AgentCoreMountOptions;
+import io.github.cdks3files.lambda.BatchMount;
 import io.github.cdks3files.lambda.BatchMountOptions;
+import io.github.cdks3files.lambda.Ec2Mount;
 import io.github.cdks3files.lambda.Ec2MountOptions;
+import io.github.cdks3files.lambda.EcsMount;
 import io.github.cdks3files.lambda.EcsMountOptions;
 import io.github.cdks3files.lambda.IS3FilesAccessPoint;
 import io.github.cdks3files.lambda.IS3FilesFileSystem;
+import io.github.cdks3files.lambda.ImportDataRule;
+import io.github.cdks3files.lambda.LambdaMount;
 import io.github.cdks3files.lambda.LambdaMountOptions;
 import io.github.cdks3files.lambda.PosixUser;
 import io.github.cdks3files.lambda.S3FilesAccessPoint;
@@ -93,7 +99,7 @@ public final class ExampleApp {
             S3FilesFileSystem fileSystem = S3FilesFileSystem.Builder.create(this, "FileSystem")
                 .vpc(vpc)
                 .vpcSubnets(subnets)
-                .importSizeThreshold(Size.kibibytes(256))
+                .importDataRules(List.of(ImportDataRule.builder().prefix("").sizeLessThan(Size.kibibytes(256)).build()))
                 .expireAfterLastAccess(Duration.days(30))
                 .build();
 
@@ -106,7 +112,7 @@ public final class ExampleApp {
                 .timeout(Duration.seconds(30))
                 .vpc(vpc)
                 .vpcSubnets(subnets)
-                .fileSystem(fileSystem)
+                .s3FileSystem(fileSystem)
                 .mountPath("/mnt/data")
                 .accessPointOptions(S3FilesAccessPointOptions.builder()
                     .path("/processor")
@@ -133,14 +139,14 @@ public final class ExampleApp {
             IS3FilesFileSystem fileSystem = S3FilesFileSystem.fromFileSystemAttributes(this, "Shared", S3FilesFileSystemAttributes.builder()
                 .fileSystemId("fs-0123456789abcdef0")
                 .vpc(vpc)
-                .availabilityZones(List.of("us-east-1a", "us-east-1b"))
+                .mountTargetAvailabilityZones(List.of("us-east-1a", "us-east-1b"))
                 .clientSecurityGroup(SecurityGroup.fromSecurityGroupId(this, "Clients", "sg-0123456789abcdef0"))
                 .bucket(Bucket.fromBucketName(this, "Bucket", "shared-data-bucket"))
                 .build());
             IS3FilesAccessPoint accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, "Team", S3FilesAccessPointAttributes.builder()
                 .fileSystem(fileSystem)
                 .accessPointId("fsap-0123456789abcdef0")
-                .path("/team")
+                
                 .build());
 
             Function reader = Function.Builder.create(this, "Reader")
@@ -149,7 +155,7 @@ public final class ExampleApp {
                 .code(Code.fromInline(HANDLER_CODE))
                 .vpc(vpc)
                 .build();
-            accessPoint.mountOnFunction(reader, LambdaMountOptions.builder().readOnly(true).build());
+            LambdaMount.onFunction(reader, accessPoint, LambdaMountOptions.builder().readOnly(true).build());
         }
     }
 
@@ -166,14 +172,14 @@ public final class ExampleApp {
             IS3FilesFileSystem fileSystem = S3FilesFileSystem.fromFileSystemAttributes(this, "Shared", S3FilesFileSystemAttributes.builder()
                 .fileSystemId("fs-0123456789abcdef0")
                 .vpc(vpc)
-                .availabilityZones(List.of("us-east-1a", "us-east-1b"))
+                .mountTargetAvailabilityZones(List.of("us-east-1a", "us-east-1b"))
                 .clientSecurityGroup(SecurityGroup.fromSecurityGroupId(this, "Clients", "sg-0123456789abcdef0"))
                 .bucket(Bucket.fromBucketName(this, "Bucket", "shared-data-bucket"))
                 .build());
             IS3FilesAccessPoint accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, "Results", S3FilesAccessPointAttributes.builder()
                 .fileSystem(fileSystem)
                 .accessPointId("fsap-0123456789abcdef0")
-                .path("/results")
+                
                 .build());
             ContainerImage image = ContainerImage.fromRegistry("public.ecr.aws/docker/library/busybox:stable");
 
@@ -182,7 +188,7 @@ public final class ExampleApp {
             FargateTaskDefinition task = FargateTaskDefinition.Builder.create(this, "Task").build();
             task.addContainer("app", ContainerDefinitionOptions.builder().image(image).build());
             FargateService service = FargateService.Builder.create(this, "Service").cluster(cluster).taskDefinition(task).build();
-            accessPoint.mountOnService(service, EcsMountOptions.builder().containerPath("/mnt/results").readOnly(true).build());
+            EcsMount.onService(service, accessPoint, EcsMountOptions.builder().containerPath("/mnt/results").readOnly(true).build());
 
             // AWS Batch on Fargate.
             Role jobRole = Role.Builder.create(this, "JobRole").assumedBy(new ServicePrincipal("ecs-tasks.amazonaws.com")).build();
@@ -191,7 +197,7 @@ public final class ExampleApp {
                     .image(image).cpu(1).memory(Size.gibibytes(2)).jobRole(jobRole).build())
                 .build();
             FargateComputeEnvironment computeEnvironment = FargateComputeEnvironment.Builder.create(this, "Environment").vpc(vpc).build();
-            accessPoint.mountOnJobDefinition(job, BatchMountOptions.builder().computeEnvironment(computeEnvironment).build());
+            BatchMount.onJobDefinition(job, accessPoint, BatchMountOptions.builder().computeEnvironment(computeEnvironment).build());
 
             // EC2: user data installs amazon-efs-utils, writes the fstab line and mounts at boot.
             Instance host = Instance.Builder.create(this, "Host")
@@ -200,7 +206,7 @@ public final class ExampleApp {
                 .machineImage(MachineImage.latestAmazonLinux2023(AmazonLinux2023ImageSsmParameterProps.builder()
                     .cpuType(AmazonLinuxCpuType.ARM_64).build()))
                 .build();
-            accessPoint.mountOnInstance(host, Ec2MountOptions.builder().mountPath("/mnt/results").build());
+            Ec2Mount.onInstance(host, accessPoint, Ec2MountOptions.builder().mountPath("/mnt/results").build());
 
             // Bedrock AgentCore: a runtime in the VPC reads the same access point.
             software.amazon.awscdk.services.bedrockagentcore.Runtime agent =
@@ -209,7 +215,7 @@ public final class ExampleApp {
                     .agentRuntimeArtifact(AgentRuntimeArtifact.fromImageUri("123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest"))
                     .networkConfiguration(RuntimeNetworkConfiguration.usingVpc(this, VpcConfigProps.builder().vpc(vpc).build()))
                     .build();
-            accessPoint.mountOnAgentCoreRuntime(agent, AgentCoreMountOptions.builder().mountPath("/mnt/results").readOnly(true).build());
+            AgentCoreMount.onRuntime(agent, accessPoint, AgentCoreMountOptions.builder().mountPath("/mnt/results").readOnly(true).build());
         }
     }
 

@@ -1,0 +1,18 @@
+import { Construct, IConstruct } from 'constructs';
+
+/** A child that holds what the library remembers of its parent (found by id: it works with two copies of the library loaded). */
+class State<T> extends Construct {
+  constructor(scope: Construct, id: string, public readonly value: T) {
+    super(scope, id);
+  }
+}
+
+/**
+ * The state the library keeps on `scope` under `id` (namespaced, e.g. `cdk-s3files-lambda.Volumes`),
+ * created by `init` on first use. No module-level maps: the state lives and dies with its construct.
+ */
+export function stateOf<T>(scope: IConstruct, id: string, init: () => T): T {
+  const existing = scope.node.tryFindChild(id) as (IConstruct & { readonly value?: T }) | undefined;
+  if (existing?.value !== undefined) return existing.value;
+  return new State(scope as Construct, id, init()).value;
+}

@@ -1,0 +1,239 @@
+import { CfnResource, Stack, Token } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IConstruct } from 'constructs';
+import { registryOf } from './access-point-registry';
+import { AzCoverage, azRef } from './az-coverage';
+import { clientActions } from './client-actions';
+import { checkSameRegion } from './environment';
+import {
+  acknowledgeClientFindings, clientStatement, directReadStatements, efsUtilsTelemetryStatements, grantScoped, readable, ReadOnlyMount,
+  ScopedStatement,
+  validationReadStatements,
+} from './grants';
+import { invalid, warn } from './messages';
+import { checkSameVpc, openNfs, subnetsById } from './network';
+import type { S3FilesClientOptions } from '../mount/options';
+import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
+import type { IS3FilesFileSystem } from '../s3files-file-system-contract';
+
+/** Where every compute mounts the file system when no path is given. */
+export const DEFAULT_MOUNT_PATH = '/mnt/s3files';
+
+// The one mount pipeline: every compute adapter describes its compute (`Compute`) and patches its
+// own CloudFormation property; the steps every mount needs, in one order, are here.
+
+/** What the pipeline needs to know of one compute. */
+export interface Compute {
+  /** Where its messages go, and where NFS rules are created. */
+  readonly scope: IConstruct;
+  /** What it is, in messages ("the function"). */
+  readonly what: string;
+  /** The principal that mounts (the account, region and stack checks and the grants); absent for a network-only part (an ECS service, a Batch compute environment). */
+  readonly grantee?: iam.IGrantable;
+  /** Its network identity: security groups, for NFS and the same-VPC and AZ checks; absent for a part without one (an ECS task definition). */
+  readonly connectable?: ec2.IConnectable;
+  /** Adds the file system's client security group to it (its own way); without it, rules let it in. */
+  readonly joinSecurityGroup?: (group: ec2.ISecurityGroup) => void;
+  /** The resource that starts it (or describes what starts it): it waits until the mount can succeed. */
+  readonly launcher: IConstruct;
+  /** The subnet ids it runs in, as its template names them (the same-VPC and AZ checks). */
+  readonly subnetIds?: unknown;
+  /** The warning when its subnets' AZs are only known at deploy time. */
+  readonly unknownAzWarning?: string;
+  /** The mount helper is amazon-efs-utils: s3:ListBucket with direct reads, and its telemetry. */
+  readonly efsUtils: boolean;
+  /** The mount itself can be read-only (EC2 `ro`, ECS and Batch read-only mount points). */
+  readonly readOnlyFlag: boolean;
+  /** Whether direct reads are granted. */
+  readonly directReads: boolean;
+  /** Why direct reads need the bucket, and how to do without, when the bucket is unknown. */
+  readonly directReadNeed?: DirectReadNeed;
+  /** The service mounts only its own account's file systems: the documentation's words. */
+  readonly sameAccountOnly?: string;
+}
+
+/**
+ * Mounts `accessPoint` on a compute: the account, region and stack checks, the grants, NFS, the
+ * same-VPC and AZ checks, and the wait for the mount targets, the access point and the file-system
+ * policy. The adapter has already put the mount into the compute's own property.
+ */
+export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Compute, options: S3FilesClientOptions): void {
+  const fs = accessPoint.fileSystem;
+  const { scope, what } = compute;
+  refuseMissingAttributes(scope, fs, what, {
+    network: compute.connectable !== undefined && !(fs.clientSecurityGroup && compute.joinSecurityGroup),
+    directReads: compute.grantee && compute.directReads ? compute.directReadNeed ?? GRANT_DIRECT_READS : undefined,
+  });
+  if (compute.grantee) {
+    checkSameRegion(scope, fs.node.path, literal(fs.env?.region), 'clients mount a file system only from a VPC in its region', 'mount it');
+    checkClientAccount(compute, compute.grantee, accessPoint, clientActions(options));
+    checkAccessPointStack(scope, accessPoint, what);
+    grantMount(scope, compute.grantee, accessPoint, options,
+      { efsUtils: compute.efsUtils, directReads: compute.directReads, directReadNeed: compute.directReadNeed },
+      options.readOnly ? { scope, what, readOnlyFlag: compute.readOnlyFlag } : undefined);
+    if (options.readOnly && options.rootAccess) {
+      warn(scope, 'readOnlyWithRootAccess',
+        '`readOnly` and `rootAccess` are both set: root access without write access only widens what can be read. Drop `rootAccess` unless the client must read root-only entries.');
+    }
+  }
+  if (compute.connectable) {
+    checkSameVpc(scope, compute.connectable.connections, fs.vpc, what, compute.subnetIds);
+    openNfs(scope, fs, compute.connectable, compute.joinSecurityGroup, what);
+    checkClientAzs(scope, fs, compute.subnetIds, compute.unknownAzWarning);
+  }
+  // The access point and the mount targets available, not merely created (it includes the file
+  // system's policy, so first mounts meet the policy they are held to).
+  compute.launcher.node.addDependency(accessPoint.available);
+}
+
+/** Why a mount's direct-read grant needs the file system's bucket, and how to do without it. */
+export interface DirectReadNeed {
+  /** What asks for the grant ("`grantDirectReads` (true by default)"). */
+  readonly reason: string;
+  /** The other way out ("set `grantDirectReads` to false and grant the reads yourself"). */
+  readonly without: string;
+}
+
+const GRANT_DIRECT_READS: DirectReadNeed = {
+  reason: 'the direct-read grant, which `grantDirectReads` (true by default) asks for',
+  without: 'set `grantDirectReads` to false (and grant the reads yourself)',
+};
+
+/** What a mount grants, for `grantMount()` and the pipeline. */
+export interface MountGrant {
+  readonly efsUtils: boolean;
+  readonly directReads: boolean;
+  readonly directReadNeed?: DirectReadNeed;
+}
+
+/**
+ * Everything a mounting principal needs, granted together (an unmodifiable role's warning lists it
+ * all): the client actions limited to the access point; the reads a service validates a mount with;
+ * with amazon-efs-utils, its telemetry; and, when asked, the direct-read grant.
+ */
+export function grantMount(
+  scope: IConstruct, grantee: iam.IGrantable, accessPoint: IS3FilesAccessPoint, options: S3FilesClientOptions, grant: MountGrant,
+  readOnly?: ReadOnlyMount,
+): iam.Grant {
+  const fs = accessPoint.fileSystem;
+  const stack = Stack.of(scope);
+  const statements: ScopedStatement[] = [
+    clientStatement(fs.fileSystemArn, clientActions(options), accessPoint.accessPointArn),
+    ...validationReadStatements(fs.fileSystemArn, accessPoint.accessPointArn),
+  ];
+  if (grant.efsUtils) statements.push(...efsUtilsTelemetryStatements(stack));
+  if (grant.directReads) {
+    refuseMissingAttributes(scope, fs, 'it', { directReads: grant.directReadNeed ?? GRANT_DIRECT_READS });
+    statements.push(...directReadStatements(stack, { bucket: fs.bucket!, prefix: fs.prefix ?? '', bucketEncryptionKey: fs.bucketEncryptionKey }, { listBucket: grant.efsUtils }));
+  }
+  const result = grantScoped(scope, grantee, statements, `mounting ${accessPoint.node.path}`,
+    { fileSystemArn: fs.fileSystemArn, accessPointArn: accessPoint.accessPointArn, write: !options.readOnly }, readOnly);
+  acknowledgeClientFindings(scope, grantee, statements);
+  return result;
+}
+
+/**
+ * A file system imported without what a mount needs: every missing attribute in one error (the
+ * user learns them all at once, not one per synth).
+ */
+function refuseMissingAttributes(
+  scope: IConstruct, fs: IS3FilesFileSystem, what: string, needs: { network?: boolean; directReads?: DirectReadNeed },
+): void {
+  const missing: string[] = [];
+  const without: string[] = [];
+  if (needs.network && fs.connections.securityGroups.length === 0) {
+    missing.push(`\`clientSecurityGroup\` (a group the mount targets admit) or \`securityGroups\` (the mount targets' groups), to let ${what} in over NFS`);
+  }
+  if (needs.directReads && !fs.bucket) {
+    missing.push(`\`bucket\` (and \`prefix\`), for ${needs.directReads.reason}`);
+    without.push(needs.directReads.without);
+  }
+  if (missing.length === 0) return;
+  invalid(scope, 'fileSystem', fs.node.path, `mounting it needs what it was imported without: ${missing.join('; ')}`,
+    `give ${missing.length > 1 ? 'them' : 'it'} to \`S3FilesFileSystem.fromFileSystemAttributes()\`${without.length ? `, or ${without.join(', ')}` : ''}`);
+}
+
+/** A literal string, or undefined for a token or nothing. */
+function literal(value: string | undefined): string | undefined {
+  return value === undefined || Token.isUnresolved(value) ? undefined : value;
+}
+
+/**
+ * A file system of another account (its ARN or its stack says so): Lambda and AgentCore refuse it;
+ * another client mounts only once the owner's file-system policy allows its role, which this app
+ * cannot write (the S3 Files cross-account tutorial: "The mount fails without it"), so the warning
+ * gives the statement. An environment-agnostic client stack cannot be compared: a warning says so.
+ */
+function checkClientAccount(compute: Compute, grantee: iam.IGrantable, accessPoint: IS3FilesAccessPoint, actions: string[]): void {
+  const fs = accessPoint.fileSystem;
+  const owner = literal(fs.env?.account);
+  const { scope, what } = compute;
+  const stack = Stack.of(scope);
+  if (owner === undefined) return;
+  if (Token.isUnresolved(stack.account)) {
+    warn(scope, 'fileSystemAccountUnchecked',
+      `${fs.node.path} is in account ${owner} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that ${what} is deployed in that account. `
+      + (compute.sameAccountOnly
+        ? `${compute.sameAccountOnly}. Give the stack an \`env\` with \`account\` '${owner}'.`
+        : `From another account it mounts only once the owner's file-system policy allows its role (see the README, "Who can mount"). Give the stack an \`env\` with \`account\` '${owner}'.`));
+    return;
+  }
+  if (stack.account === owner) return;
+  if (compute.sameAccountOnly) {
+    invalid(scope, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${compute.sameAccountOnly}`,
+      `mount a file system of account ${stack.account}, or deploy ${what} in account ${owner}`);
+  }
+  const principal = grantee.grantPrincipal as Partial<iam.IRole>;
+  const statement = new iam.PolicyStatement({
+    principals: [principal.roleArn ? new iam.ArnPrincipal(principal.roleArn) : grantee.grantPrincipal],
+    actions,
+    resources: [fs.fileSystemArn],
+    conditions: { StringEquals: { 's3files:AccessPointArn': accessPoint.accessPointArn } },
+  });
+  warn(scope, 'crossAccountFileSystem',
+    `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: the mount fails unless the owner's file-system policy allows this role `
+    + '(S3 Files evaluates it on every mount; this app grants only the identity side). The owner adds this statement to the file system\'s policy '
+    + `(<Id.Attr> stands for that resource's attribute): ${JSON.stringify(readable(stack.resolve(statement.toStatementJson())))}. `
+    + 'Direct reads of the bucket also need the owner\'s bucket policy to allow the role.');
+}
+
+/** The stack whose template holds a construct's resources across stacks: nested stacks pass values through their parent. */
+function topLevelStack(c: IConstruct): Stack {
+  let stack = Stack.of(c);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
+  return stack;
+}
+
+/**
+ * An access point created in another top-level stack than its client reaches the client's stack as
+ * an export, which CloudFormation refuses to change or remove while it is imported: replacing the
+ * access point (path, posixUser and createPermissions are create-only) or removing it then fails.
+ */
+function checkAccessPointStack(scope: IConstruct, accessPoint: IS3FilesAccessPoint, what: string): void {
+  if (!(accessPoint.node.defaultChild instanceof CfnResource)) return; // imported: no export
+  const apStack = topLevelStack(accessPoint);
+  const clientStack = topLevelStack(scope);
+  if (apStack === clientStack) return;
+  warn(scope, 'accessPointInAnotherStack',
+    `${accessPoint.node.path} is created in stack ${apStack.node.path} and mounted by ${what} in stack ${clientStack.node.path}, which imports its ARN: `
+    + 'CloudFormation refuses to change an export in use, so replacing the access point (a new `path`, `posixUser` or `createPermissions`) or removing it fails. '
+    + 'Create the access point in the stack of its clients (the file system can stay where it is), or follow the two deployments in the README (Lifecycle).');
+}
+
+/**
+ * The AZ check of a client: an error when one of its subnets is in an AZ without a mount target;
+ * `unknownWarning` when its subnets cannot be found among the VPC's at synth (imported by id).
+ */
+function checkClientAzs(scope: IConstruct, fs: IS3FilesFileSystem, subnetIds: unknown, unknownWarning: string | undefined): void {
+  const subnets = subnetsById(scope, subnetIds, fs.vpc);
+  const azs = fs.mountTargetAvailabilityZones;
+  if (subnets) {
+    const stack = Stack.of(scope);
+    // A file system of this app can get mount targets in more AZs.
+    const more = registryOf(fs) ? ', or add those AZs to the file system\'s `vpcSubnets`' : '';
+    if (azs) new AzCoverage(azs.map((az) => azRef(stack, az))).check(scope, 'vpcSubnets', subnets, fs.node.path, more);
+  } else if (fs.vpc && unknownWarning) {
+    warn(scope, 'azCoverageUnknown', unknownWarning);
+  }
+}

@@ -1,0 +1,167 @@
+import * as crypto from 'crypto';
+import { Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { IConstruct } from 'constructs';
+import { renderSecurityGroupsLazily } from './compat';
+import { invalid, warn } from './messages';
+
+/** NFS port of the mount targets. */
+export const NFS_PORT = 2049;
+
+// How a client reaches the mount targets: the file system's client security group, or rules on the
+// mount targets' groups; and whether it is in their VPC at all.
+
+/**
+ * Lets a client reach NFS: `join` adds the file system's client security group to it when there
+ * is one (no rule per client); otherwise the mount targets' groups get a rule from `client`.
+ */
+export function openNfs(
+  scope: IConstruct,
+  fileSystem: { readonly node: { readonly path: string }; readonly clientSecurityGroup?: ec2.ISecurityGroup; readonly connections: ec2.Connections },
+  client: ec2.IConnectable, join: ((group: ec2.ISecurityGroup) => void) | undefined, what: string,
+): void {
+  if (fileSystem.clientSecurityGroup && join) {
+    join(fileSystem.clientSecurityGroup);
+  } else if (fileSystem.connections.securityGroups.length > 0) {
+    nfsRules(scope, fileSystem.connections.securityGroups, client, what);
+  } else {
+    invalid(scope, 'fileSystem', fileSystem.node.path, `the file system has no security group the library knows, so ${what} cannot be let in over NFS`,
+      'give `clientSecurityGroup` (a group the mount targets admit) or `securityGroups` (the mount targets\' groups) to `S3FilesFileSystem.fromFileSystemAttributes()`');
+  }
+}
+
+/**
+ * TCP 2049 from each of the client's security groups to each mount-target group (and out, where the
+ * client's group does not allow all outbound traffic), in the client's stack. The ids come from
+ * the two groups as CloudFormation sees them: the ids `Connections` gives embed the client's full
+ * construct path, so moving its stack into a Stage would recreate the rule, and EC2 refuses a
+ * duplicate before the old one is deleted. The same pair twice adds nothing.
+ */
+function nfsRules(scope: IConstruct, targets: ec2.ISecurityGroup[], client: ec2.IConnectable, what: string): void {
+  const stack = Stack.of(scope);
+  for (const target of targets) {
+    for (const source of client.connections.securityGroups) {
+      const key = crypto.createHash('sha256').update(JSON.stringify(stack.resolve([target.securityGroupId, source.securityGroupId]))).digest('hex').slice(0, 8);
+      const id = `S3FilesNfs${key}`;
+      if (scope.node.tryFindChild(id)) continue;
+      new ec2.CfnSecurityGroupIngress(scope, id, {
+        groupId: target.securityGroupId,
+        ipProtocol: 'tcp',
+        fromPort: NFS_PORT,
+        toPort: NFS_PORT,
+        sourceSecurityGroupId: source.securityGroupId,
+        description: `NFS from ${what}`,
+      });
+      if (!source.allowAllOutbound) {
+        new ec2.CfnSecurityGroupEgress(scope, `${id}Egress`, {
+          groupId: source.securityGroupId,
+          ipProtocol: 'tcp',
+          fromPort: NFS_PORT,
+          toPort: NFS_PORT,
+          destinationSecurityGroupId: target.securityGroupId,
+          description: 'NFS to the S3 Files mount targets',
+        });
+      }
+    }
+  }
+}
+
+/**
+ * Subnets found among the VPC's subnets by id (compared resolved, so a token and its rendering
+ * match), or undefined when any is not one of those (imported by id, or another VPC object): then
+ * the AZ check cannot run at synth.
+ */
+export function subnetsById(scope: IConstruct, ids: unknown, vpc: ec2.IVpc | undefined): ec2.ISubnet[] | undefined {
+  if (!vpc) return undefined;
+  const stack = Stack.of(scope);
+  const resolved = stack.resolve(ids);
+  if (!Array.isArray(resolved)) return undefined;
+  const known = [...vpc.publicSubnets, ...vpc.privateSubnets, ...vpc.isolatedSubnets]
+    .map((subnet) => ({ subnet, id: JSON.stringify(stack.resolve(subnet.subnetId)) }));
+  const subnets = resolved.map((id) => known.find((k) => k.id === JSON.stringify(id))?.subnet);
+  return subnets.every((s) => s !== undefined) ? subnets as ec2.ISubnet[] : undefined;
+}
+
+/**
+ * A client must be in the mount targets' VPC: compared through the VPC id of the client's own
+ * security group (when it has one created in this app) and the file system's VPC; when all its
+ * groups are imported, through its subnets (`subnetIds`), when they belong to a VPC of this app.
+ */
+export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vpc: ec2.IVpc | undefined, what: string, subnetIds?: unknown): void {
+  if (!vpc) return;
+  const stack = Stack.of(scope);
+  for (const sg of connections.securityGroups) {
+    const l1 = sg.node.defaultChild;
+    if (!(l1 instanceof ec2.CfnSecurityGroup) || l1.vpcId === undefined) continue;
+    if (JSON.stringify(stack.resolve(l1.vpcId)) !== JSON.stringify(stack.resolve(vpc.vpcId))) {
+      invalid(scope, 'vpc', sg.node.path, `${what}'s security group is in another VPC than the mount targets (${vpc.node.path}), and clients mount only from the mount targets' VPC`,
+        `create ${what} with the file system's VPC`);
+    }
+    return;
+  }
+  checkSubnetsVpc(scope, vpc, what, subnetIds);
+}
+
+/** The VPC of each of `subnetIds` among the VPCs of the app (undefined for a subnet none of them has). */
+function vpcsOfSubnets(scope: IConstruct, subnetIds: unknown): Array<{ id: unknown; vpc: ec2.IVpc | undefined }> {
+  const stack = Stack.of(scope);
+  const resolved = stack.resolve(subnetIds);
+  if (!Array.isArray(resolved)) return [];
+  const vpcs = scope.node.root.node.findAll().filter(isVpc);
+  const owners = new Map<string, ec2.IVpc>();
+  for (const v of vpcs) {
+    for (const subnet of [...v.publicSubnets, ...v.privateSubnets, ...v.isolatedSubnets]) {
+      const key = JSON.stringify(stack.resolve(subnet.subnetId));
+      if (!owners.has(key)) owners.set(key, v);
+    }
+  }
+  return resolved.map((id) => ({ id, vpc: owners.get(JSON.stringify(id)) }));
+}
+
+function isVpc(c: IConstruct): c is ec2.IVpc & IConstruct {
+  const v = c as Partial<ec2.IVpc>;
+  return typeof v.vpcId === 'string' && Array.isArray(v.publicSubnets) && Array.isArray(v.privateSubnets) && Array.isArray(v.isolatedSubnets);
+}
+
+/**
+ * A client whose security groups are all imported: its subnets tell its VPC. Two VPCs created in
+ * this app are two VPCs, and so are two literal VPC ids that differ: an error. A VPC object of
+ * another kind (imported by a token id) may be the same VPC: a warning.
+ */
+function checkSubnetsVpc(scope: IConstruct, vpc: ec2.IVpc, what: string, subnetIds: unknown): void {
+  const stack = Stack.of(scope);
+  for (const { id, vpc: owner } of vpcsOfSubnets(scope, subnetIds)) {
+    if (!owner || owner === vpc) continue;
+    const ours = stack.resolve(vpc.vpcId);
+    const theirs = stack.resolve(owner.vpcId);
+    const bothCreated = owner instanceof ec2.Vpc && vpc instanceof ec2.Vpc;
+    const bothLiteral = typeof ours === 'string' && typeof theirs === 'string';
+    if (bothCreated || (bothLiteral && ours !== theirs)) {
+      invalid(scope, 'vpcSubnets', id, `${what}'s subnet is in ${owner.node.path}, and the mount targets in ${vpc.node.path}: clients mount only from the mount targets' VPC`,
+        `place ${what} in subnets of ${vpc.node.path}`);
+    }
+    if (!bothLiteral) {
+      warn(scope, 'clientVpcUnchecked',
+        `${what}'s subnets are in ${owner.node.path} and the mount targets in ${vpc.node.path}; the library cannot tell whether these are one VPC. Clients mount only from the mount targets' VPC.`);
+    }
+    return;
+  }
+}
+
+/**
+ * Adds `group` to a client's security groups (`connections`, re-rendered into `cfn` at
+ * `propertyPath`), refusing more than the service allows.
+ */
+export function joinSecurityGroup(
+  scope: IConstruct, connections: ec2.Connections, cfn: import('aws-cdk-lib').CfnResource, propertyPath: string,
+  limit: { readonly max: number; readonly service: string }, what: string, group: ec2.ISecurityGroup,
+): void {
+  if (connections.securityGroups.includes(group)) return;
+  connections.addSecurityGroup(group);
+  if (connections.securityGroups.length > limit.max) {
+    invalid(scope, 'securityGroups', connections.securityGroups.map((sg) => sg.node.path),
+      `with the file system's client security group ${what} has ${connections.securityGroups.length}, and ${limit.service} allows at most ${limit.max}`,
+      `pass at most ${limit.max - 1} security groups`);
+  }
+  renderSecurityGroupsLazily(cfn, propertyPath, connections);
+}
