@@ -238,6 +238,51 @@ describe('reported once, or processed', () => {
     expect(await keys(bucket, 'inbox/')).toEqual([]);
   });
 
+  test('names of 967-1018 bytes, too long for failed/<claim>/<name> within S3\'s 1,024-byte keys, are moved under a shortened key and reported once', async () => {
+    // GIVEN names whose failed/ key (and, past 1,013 bytes, claim marker key) would pass 1,024 bytes, ASCII and
+    // multi-byte (cut between characters), and a client that answers as S3 does to a longer key (moto accepts it)
+    const bucket = await newBucket();
+    const names = ['a'.repeat(967), 'b'.repeat(1013), 'c'.repeat(1014), `${'é'.repeat(500)}${'d'.repeat(18)}`, `${'😀'.repeat(254)}xy`];
+    expect(names.map((n) => Buffer.byteLength(`inbox/${n}`))).toEqual([973, 1019, 1020, 1024, 1024]);
+    for (const [i, n] of names.entries()) await put(bucket, `inbox/${n}`, `words of name ${i}\n`);
+    const written: string[] = [];
+    const client = clientWith((cmd) => {
+      const key: string | undefined = cmd.input?.Key;
+      if (key === undefined) return;
+      if (Buffer.byteLength(key) > 1024) throw Object.assign(new Error('Your key is too long'), { name: 'KeyTooLongError', $metadata: { httpStatusCode: 400 } });
+      if (cmd instanceof PutObjectCommand || cmd instanceof CopyObjectCommand || cmd instanceof CreateMultipartUploadCommand) written.push(key);
+    });
+    // WHEN two runs come
+    const first = await processBucket({ client, bucket, concurrency: 4 });
+    const second = await processBucket({ client, bucket, concurrency: 4 });
+    client.destroy();
+    // THEN each is reported once, naming the shortened key, and nothing is left in the inbox
+    const { dir, names: stored } = await failedRun(bucket);
+    expect(first.errors.map((e) => e.name).sort()).toEqual([...names].sort());
+    for (const e of first.errors) {
+      expect(e.error).toMatch(new RegExp('^refused: key has a component longer than 255 bytes, which the file system cannot represent '
+        + `\\(moved to failed/${dir}/ as .+~[0-9a-f]{16}: failed/${dir}/<name> would be a key of \\d+ bytes, over S3's limit of 1024, `
+        + 'so it keeps the name\'s start and ends with a hash of the name; its metadata source-key-base64 holds its inbox key\\)$'));
+    }
+    expect(second).toMatchObject({ files: 0, errors: [] });
+    expect(await keys(bucket, 'inbox/')).toEqual([]);
+    expect(await keys(bucket, 'processing/')).toEqual([]);
+    // AND every key written fits; each object is whole under its key, which keeps the name's start, with its inbox key in its metadata
+    expect(written.filter((k) => Buffer.byteLength(k) > 1024)).toEqual([]);
+    expect(stored).toHaveLength(names.length);
+    for (const name of stored) {
+      const key = `failed/${dir}/${name}`;
+      expect(Buffer.byteLength(key)).toBeLessThanOrEqual(1024);
+      expect(Buffer.byteLength(key)).toBeGreaterThan(1020);
+      const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      const inboxKey = Buffer.from(head.Metadata!['source-key-base64'], 'base64').toString('utf8');
+      const original = inboxKey.slice('inbox/'.length);
+      expect(names).toContain(original);
+      expect(original.startsWith(name.slice(0, name.lastIndexOf('~')))).toBe(true);
+      expect(await get(bucket, key)).toBe(`words of name ${names.indexOf(original)}\n`);
+    }
+  });
+
   test('complete objects with names that look temporary are processed: on S3 nothing is ever half-written', async () => {
     // GIVEN objects named like temporaries, backups and hidden files
     const bucket = await newBucket();
