@@ -89,6 +89,35 @@ function failedFiles(): Record<string, Buffer> {
   return Object.fromEntries(list(p('failed')).flatMap((d) => list(p('failed', d)).map((n) => [`${d}/${n}`, fs.readFileSync(p('failed', d, n))])));
 }
 
+describe('re-uploads: an older result is dropped only once the newer one is in place', () => {
+  test('when publishing the newer result fails after the older was moved away, the older result is published again and the newer upload kept', async () => {
+    // GIVEN the result of r.txt, a newer upload, and a rename into processed/ that fails (EIO) once the older result is moved away
+    inbox('r.txt', 'the first upload\n');
+    setTimes(p('inbox', 'r.txt'), new Date(Date.now() - 60_000));
+    expect(await run()).toMatchObject({ files: 1, errors: [] });
+    inbox('r.txt', 'the second upload, newer\n');
+    const realRename = fsp.rename;
+    let failed = false;
+    jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (!failed && String(to) === p('processed', 'r.txt') && !String(from).includes('replaced-') && !fs.existsSync(String(to))) {
+        failed = true;
+        throw Object.assign(new Error(`EIO: i/o error, rename '${String(from)}'`), { code: 'EIO' });
+      }
+      return realRename(from, to);
+    });
+    // WHEN the processor runs
+    const result = await run();
+    // THEN processed/r.txt/ holds the first result again; the newer upload is in failed/, reported once
+    expect(failed).toBe(true);
+    expect(result).toMatchObject({ files: 0 });
+    expect(result.errors).toEqual([{ name: 'r.txt', error: expect.stringMatching(/^publishing to processed\/ failed: EIO: .* \(moved to failed\/\S+\/\)$/) }]);
+    expect(resultData('r.txt')).toBe('the first upload\n');
+    expect(list(p('processed', 'r.txt'))).toEqual(['r.txt', 'r.txt.meta.json']);
+    expect(Object.values(failedFiles()).map(String)).toEqual(['the second upload, newer\n']);
+    expect(list(p('processing'))).toEqual([]);
+  });
+});
+
 describe('failed/ keeps every upload of a name (two of one name failing in one run, moved in parallel)', () => {
   test('a handed-back img.bin and another img.bin in the inbox, both not text: both are kept in failed/, each where its report says', async () => {
     // GIVEN a claim handed back holding one img.bin, and a different img.bin in the inbox
