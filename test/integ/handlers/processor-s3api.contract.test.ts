@@ -1,13 +1,14 @@
 /**
- * processor-s3api against its contract (issue 31): every upload is processed once into
- * processed/, or reported once in failed/ with a reason; nothing is lost, duplicated or
- * overwritten; no object blocks the others. Against moto (the real S3 API over loopback); where
- * moto does not enforce a condition S3 documents, the test checks the request the handler sends.
+ * processor-s3api against its contract (issue 31; integ/README.md, "What the processors
+ * guarantee"): every upload is processed once into processed/, or reported once in failed/ with a
+ * reason; processed/<name>/ holds the newest upload's result; no object blocks the others.
+ * Against moto (the real S3 API over loopback); where moto does not enforce a condition S3
+ * documents, the test checks the request the handler sends.
  */
 import {
   CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand,
-  HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
-  UploadPartCommand,
+  HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand,
+  S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { handler, processBucket } from '../../../integ/handlers/processor-s3api/index';
 import { MotoServer, startMotoServer } from '../../servers/moto-server';
@@ -204,6 +205,31 @@ describe('no object blocks the others', () => {
     expect(result).toMatchObject({ files: 1, errors: [] });
     const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: 'processed/' }));
     expect(uploads.Uploads ?? []).toEqual([]);
+  });
+});
+
+describe('re-uploads: processed/<name>/ holds the result of the newest upload (the same on both sides)', () => {
+  test('a newer upload replaces the older result, data and metadata together: counted in files, not reported, not superseded; the older result stays a noncurrent version', async () => {
+    // GIVEN the result of r.txt in a versioned bucket (the library's bucket is versioned)
+    const bucket = await newBucket();
+    await put(bucket, 'inbox/r.txt', 'the first upload\n');
+    expect(await processBucket({ client: s3, bucket, concurrency: 4 })).toMatchObject({ files: 1, errors: [] });
+    // WHEN r.txt is uploaded again and the processor runs
+    const { VersionId } = await put(bucket, 'inbox/r.txt', 'the second upload, newer\n');
+    const second = await processBucket({ client: s3, bucket, concurrency: 4 });
+    // THEN the result is the second upload's, whole; the run counts it and reports nothing; failed/ has nothing
+    expect(second).toEqual(expect.objectContaining({ files: 1, errors: [] }));
+    expect(second).not.toHaveProperty('superseded');
+    expect(await get(bucket, 'processed/r.txt/r.txt')).toBe('the second upload, newer\n');
+    expect(JSON.parse(await get(bucket, 'processed/r.txt/r.txt.meta.json'))).toMatchObject({ name: 'r.txt', bytes: 25, source: { versionId: VersionId } });
+    expect(await keys(bucket, 'failed/')).toEqual([]);
+    // AND the first result is a noncurrent version of each key (until the bucket's noncurrent expiry)
+    const versions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'processed/r.txt/' }));
+    const older = (versions.Versions ?? []).filter((v) => !v.IsLatest);
+    expect(older.map((v) => v.Key).sort()).toEqual(['processed/r.txt/r.txt', 'processed/r.txt/r.txt.meta.json']);
+    const oldData = older.find((v) => v.Key === 'processed/r.txt/r.txt')!;
+    const body = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: oldData.Key, VersionId: oldData.VersionId }));
+    expect(await body.Body!.transformToString()).toBe('the first upload\n');
   });
 });
 

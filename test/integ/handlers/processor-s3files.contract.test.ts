@@ -1,7 +1,8 @@
 /**
- * processor-s3files against its contract (issue 31): every upload is processed once into
- * processed/, or reported once in failed/ with a reason; nothing is lost, duplicated or
- * overwritten. Each test sets up what a user, a crash or a clock leaves on a real directory.
+ * processor-s3files against its contract (issue 31; integ/README.md, "What the processors
+ * guarantee"): every upload is processed once into processed/, or reported once in failed/ with a
+ * reason; processed/<name>/ holds the newest upload's result; nothing in failed/ is replaced.
+ * Each test sets up what a user, a crash or a clock leaves on a real directory.
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -88,6 +89,28 @@ function handedBack(name: string, data: string | Buffer): string {
 function failedFiles(): Record<string, Buffer> {
   return Object.fromEntries(list(p('failed')).flatMap((d) => list(p('failed', d)).map((n) => [`${d}/${n}`, fs.readFileSync(p('failed', d, n))])));
 }
+
+describe('re-uploads: processed/<name>/ holds the result of the newest upload (the same on both sides)', () => {
+  test('a newer upload replaces the older result, data and metadata together: counted in files, not reported, not superseded', async () => {
+    // GIVEN the result of r.txt from an upload a minute old
+    inbox('r.txt', 'the first upload\n');
+    setTimes(p('inbox', 'r.txt'), new Date(Date.now() - 60_000));
+    expect(await run()).toMatchObject({ files: 1, errors: [] });
+    // WHEN r.txt is uploaded again, newer, and the processor runs
+    inbox('r.txt', 'the second upload, newer\n');
+    const modifiedNs = String(fs.statSync(p('inbox', 'r.txt'), { bigint: true }).mtimeNs);
+    const second = await run();
+    // THEN the result is the second upload's, whole; the run counts it and reports nothing; failed/ has nothing
+    expect(second).toEqual(expect.objectContaining({ files: 1, errors: [] }));
+    expect(second).not.toHaveProperty('superseded');
+    expect(resultData('r.txt')).toBe('the second upload, newer\n');
+    const meta = JSON.parse(fs.readFileSync(p('processed', 'r.txt', 'r.txt.meta.json'), 'utf8'));
+    expect(meta).toMatchObject({ name: 'r.txt', bytes: 25, source: { modifiedNs } });
+    expect(list(p('processed', 'r.txt'))).toEqual(['r.txt', 'r.txt.meta.json']);
+    expect(list(p('failed'))).toEqual([]);
+    expect(list(p('processing'))).toEqual([]);
+  });
+});
 
 describe('re-uploads: an older result is dropped only once the newer one is in place', () => {
   test('when publishing the newer result fails after the older was moved away, the older result is published again and the newer upload kept', async () => {
