@@ -25,6 +25,14 @@ describe('integ app: the comparison stack works out of the box for files uploade
     expect(functions[logicalId(stack.prepareDirectories)].DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^FileSystemMountTargetsAvailable/)]));
   });
 
+  test('the bucket keeps a replaced result as a noncurrent version for 30 days (what integ/README.md promises of a re-upload)', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      VersioningConfiguration: { Status: 'Enabled' },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 30 } })]) },
+    });
+    expect(Object.keys(template.findResources('AWS::S3::Bucket'))).toHaveLength(1);
+  });
+
   test('the S3-API processor may write, read and delete its claim markers and leases under processing/, and put under failed/', () => {
     const policies = template.findResources('AWS::IAM::Policy');
     const role = stack.getLogicalId(stack.processorS3Api.role!.node.defaultChild as never);

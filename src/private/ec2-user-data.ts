@@ -8,10 +8,37 @@
 export const MIN_EFS_UTILS_VERSION = '3.0.0';
 
 /**
+ * `replace_file PATH`: replaces PATH (the file a symlink leads to) with its standard input,
+ * atomically: a new file in the same directory, given the old file's mode, owner and SELinux
+ * context (`cp --preserve=all`, which does not fail where there is no SELinux), flushed to disk
+ * (`dd conv=fsync`), then renamed over it. A crash or a stop at any point leaves the old file or
+ * the new one, never a part of either; when a step fails it changes nothing and returns 1. A
+ * temporary file a stopped run left is removed by the next. Both scripts below define it, and no
+ * other writer runs at the same time (cloud-init runs them one after the other).
+ */
+const REPLACE_FILE_FUNCTION = String.raw`replace_file() {
+  local target dir tmp
+  target="$(readlink -f -- "$1")" || return 1
+  dir="$(dirname -- "$target")"
+  rm -f -- "$dir/.$(basename -- "$target").cdk-s3files-tmp."*
+  tmp="$(mktemp "$dir/.$(basename -- "$target").cdk-s3files-tmp.XXXXXX")" || return 1
+  if { if [ -e "$target" ]; then cp --preserve=all -- "$target" "$tmp"; else chmod 0644 "$tmp"; fi; } \
+    && dd of="$tmp" conv=fsync status=none && mv -f -- "$tmp" "$target"; then
+    return 0
+  fi
+  rm -f -- "$tmp"
+  return 1
+}`;
+
+/**
  * The cloud-init per-boot script: reads the instance's current user data from the instance
  * metadata service (IMDSv2), takes out what this library wrote (the `s3files_mount` function and
  * its calls), drops the fstab lines of S3 Files mounts it no longer has (unmounting them), and runs
- * the rest, which writes each line anew and remounts what changed. A dropped path stays immutable,
+ * the rest, which writes each line anew and remounts what changed. Before it changes anything, the
+ * list of paths it manages names every path of the current user data and keeps every dropped path
+ * until that path is cleaned up, and that list and /etc/fstab are only ever replaced whole
+ * (`replace_file`): a boot stopped at any point (a mount may retry for 10 minutes) forgets no path,
+ * and the next boot finishes the job. A dropped path stays immutable,
  * unless a path the user data now mounts lies at or under it (its mount point must be created
  * there). Each IMDS call is retried 3 times, 1 s apart, each attempt within 5 s (23 s at
  * most for a silent IMDS); without an answer, or when the user data is not a `#!` script (MIME
@@ -22,6 +49,7 @@ export const PER_BOOT_SCRIPT = String.raw`#!/bin/bash
 # Installed by cdk-s3files-lambda: re-applies the S3 Files mounts of the current user data on every boot.
 set -uo pipefail
 log() { echo "s3files-per-boot: $*" >&2; }
+@REPLACE_FILE@
 imds=http://169.254.169.254/latest
 # A throttled or briefly unavailable IMDS (429, 5xx, refused, timed out) is retried; a silent one cannot hang the boot.
 imds_curl() { curl -sf --connect-timeout 2 --max-time 5 --retry 3 --retry-delay 1 --retry-connrefused "$@"; }
@@ -48,7 +76,13 @@ wanted="$(s3files_mount() { printf '%s\n' "$3"; }; eval "$calls")"
 # Only the paths this library mounted before (listed by s3files_mount): other s3files lines are not ours.
 managed=/var/lib/cdk-s3files-lambda/mount-paths
 stale="$({ if [ -n "$wanted" ]; then grep -vxF -e "$wanted"; else cat; fi; } 2>/dev/null < "$managed" || true)"
-: > "$managed" 2>/dev/null || true
+# Before anything changes, the list names every path of the current user data and every path still to
+# clean up (each leaves the list only once it is): a boot stopped at any point, even while a mount
+# retries for minutes, forgets no path, and the next boot finishes the job.
+mkdir -p /var/lib/cdk-s3files-lambda
+if ! { cat "$managed" 2>/dev/null || true; printf '%s\n' "$wanted"; } | awk 'NF && !seen[$0]++' | replace_file "$managed"; then
+  log "could not write $managed: it stays as it was"
+fi
 for mount_path in $stale; do
   # A wanted path at or under this one: its mount point cannot be made in an immutable directory.
   under="$(printf '%s\n' "$wanted" | awk -v p="$mount_path" 'BEGIN { sub(/\/+$/, "", p) }
@@ -59,14 +93,15 @@ for mount_path in $stale; do
     log "$mount_path is no longer in the user data: unmounting it and dropping its fstab line (the directory stays immutable: chattr -i to use it)"
   fi
   if mountpoint -q "$mount_path"; then umount "$mount_path" || umount -l "$mount_path"; fi
-  tmp="$(mktemp)"
-  awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab > "$tmp"
-  cat "$tmp" > /etc/fstab
-  rm -f "$tmp"
+  if ! awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab | replace_file /etc/fstab; then
+    log "could not rewrite /etc/fstab (it stays as it was): $mount_path stays listed in $managed, and the next boot drops it"
+    continue
+  fi
   if [ -n "$under" ] && [ -d "$mount_path" ]; then chattr -i "$mount_path" || log "could not make $mount_path writable again (chattr -i)"; fi
+  awk -v mp="$mount_path" '$0 != mp' "$managed" | replace_file "$managed" || log "could not write $managed: $mount_path stays listed (dropping it again is harmless)"
 done
 if [ -n "$calls" ]; then bash -c "$mounts"; fi
-`;
+`.replace('@REPLACE_FILE@', () => REPLACE_FILE_FUNCTION);
 
 /**
  * Defines `s3files_mount FS_ID ACCESS_POINT_ID MOUNT_PATH READ_ONLY MIN_VERSION TIMEOUT_SECONDS`.
@@ -93,6 +128,7 @@ export const MOUNT_FUNCTION = String.raw`s3files_mount() (
   set -euo pipefail
   fs_id="$1"; access_point="$2"; mount_path="$3"; read_only="$4"; min_version="$5"; timeout="$6"
   log() { echo "s3files_mount: $*" >&2; }
+  @REPLACE_FILE@
   install_per_boot() {
     mkdir -p /var/lib/cloud/scripts/per-boot
     # A new file renamed over the old: bash reads a script as it runs, so a running per-boot script
@@ -184,11 +220,10 @@ S3FILES_PER_BOOT
   line="$fs_id:/ $mount_path s3files $options 0 0"
   previous="$(awk -v mp="$mount_path" '$2 == mp && $3 == "s3files"' /etc/fstab)"
   # One line per mount path: a re-run (or a changed access point) replaces it.
-  tmp="$(mktemp)"
-  awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab > "$tmp"
-  echo "$line" >> "$tmp"
-  cat "$tmp" > /etc/fstab
-  rm -f "$tmp"
+  if ! { awk -v mp="$mount_path" '!($2 == mp && $3 == "s3files")' /etc/fstab; echo "$line"; } | replace_file /etc/fstab; then
+    log "could not write the line of $mount_path in /etc/fstab (it stays as it was)"
+    exit 1
+  fi
   # Mounted at boot from an older line (another access point, or other options): mount it anew.
   if [ -n "$previous" ] && [ "$previous" != "$line" ] && mountpoint -q "$mount_path"; then
     log "the mount of $mount_path changed: unmounting the previous one"
@@ -208,7 +243,7 @@ S3FILES_PER_BOOT
     delay=$(( delay < 30 ? delay * 2 : 30 ))
   done
   log "mounted $fs_id ($access_point) at $mount_path"
-)`.replace('@PER_BOOT@', PER_BOOT_SCRIPT);
+)`.replace('@PER_BOOT@', () => PER_BOOT_SCRIPT).replace('@REPLACE_FILE@', () => REPLACE_FILE_FUNCTION.replace(/\n/g, '\n  '));
 
 /** The user-data line that calls the function (arguments quoted; tokens are rendered by CloudFormation). */
 export function mountCommand(args: {

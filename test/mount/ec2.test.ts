@@ -310,7 +310,23 @@ const STUBS: Record<string, string> = {
   ].join('\n'),
   // dpkg on Debian-family images (only there: see Scenario.packages).
   'dpkg-query': '[ -s "$STATE/installed" ] && printf "Package: amazon-efs-utils\\nStatus: %s\\nVersion: %s-1\\n" "$(cat "$STATE/dpkg_status" 2>/dev/null || echo install ok installed)" "$(cat "$STATE/installed")" || exit 1',
-  'sleep': 'echo "sleep $*" >> "$STATE/calls"; /bin/sleep 0.05',
+  // $STATE/stop_in_retry: the instance is stopped during the first wait between two mount attempts (the whole boot is killed).
+  'sleep': 'echo "sleep $*" >> "$STATE/calls"; if [ -e "$STATE/stop_in_retry" ]; then rm -f "$STATE/stop_in_retry"; kill -KILL 0; fi; /bin/sleep 0.05',
+  // $STATE/stop_writing_fstab: the instance is stopped (the whole boot is killed) after the first 20 bytes of a new
+  // /etc/fstab are written, whether written in place (cat > /etc/fstab) or as a new file in /etc (dd of=/etc/.fstab...).
+  'cat': [
+    'if [ -e "$STATE/stop_writing_fstab" ] && [ "$(readlink -f "/proc/$$/fd/1")" = /etc/fstab ]; then',
+    '  rm -f "$STATE/stop_writing_fstab"; /usr/bin/head -c 20 "$@"; kill -KILL 0',
+    'fi',
+    'exec /usr/bin/cat "$@"',
+  ].join('\n'),
+  'dd': [
+    'out=; for a in "$@"; do case "$a" in of=*) out="${a#of=}";; esac; done',
+    'case "$out" in /etc/*fstab*)',
+    '  if [ -e "$STATE/stop_writing_fstab" ]; then rm -f "$STATE/stop_writing_fstab"; /usr/bin/head -c 20 > "$out"; kill -KILL 0; fi;;',
+    'esac',
+    'exec /usr/bin/dd "$@"',
+  ].join('\n'),
 };
 
 /**
@@ -390,6 +406,35 @@ interface Scenario {
     readonly managed?: string[];
     readonly immutable?: string[];
   };
+  /** The first boot's user data (default: the library's, mounting the one path). */
+  readonly userData?: (mountPath: string, otherPath: string) => string;
+  /** The first boot is stopped while it writes the new /etc/fstab. */
+  readonly stopWritingFstab?: boolean;
+  /** /etc/fstab's mode before the first boot (default 0644), and its group (when the tests run as root). */
+  readonly fstabMode?: number;
+  readonly fstabGid?: number;
+  /**
+   * After the first boot, the instance is stopped and started again once per entry: the s3files lines
+   * of /etc/fstab are mounted at boot, then the per-boot script runs with this user data.
+   */
+  readonly laterBoots?: readonly LaterBoot[];
+}
+
+interface LaterBoot {
+  readonly userData: (mountPath: string, otherPath: string) => string;
+  /** Mount attempts that fail in this boot (default 0). */
+  readonly failMounts?: number;
+  /** The instance is stopped during the first wait between two mount attempts. */
+  readonly stopInRetry?: boolean;
+  /** The instance is stopped while this boot writes a new /etc/fstab. */
+  readonly stopWritingFstab?: boolean;
+}
+
+interface FileStat {
+  readonly ino: number;
+  readonly mode: number;
+  readonly uid: number;
+  readonly gid: number;
 }
 
 interface Boot {
@@ -413,7 +458,15 @@ interface Run extends Boot {
   /** The requests the metadata service saw ("PUT /latest/api/token"). */
   readonly imds: string[];
   /** With `reboot`: the first boot (the user data), and whether it left a per-boot script; the rest is the second boot's. */
-  readonly firstBoot?: Boot & { readonly perBootInstalled: boolean };
+  readonly firstBoot?: Boot & { readonly perBootInstalled: boolean; readonly fstab: string };
+  /** With `laterBoots`: each of them; the first boot's result is then in `firstBoot`. */
+  readonly laterBoots?: Boot[];
+  /** The paths the library manages (its state file) when the run ends. */
+  readonly managed: string[];
+  /** /etc/fstab's inode and mode before the first boot and when the run ends. */
+  readonly fstabFile: { readonly before: FileStat; readonly after: FileStat };
+  /** Entries of /etc named like a temporary file of the scripts. */
+  readonly etcLeftovers: string[];
 }
 
 const PER_BOOT_FILE = 'cloud/scripts/per-boot/50-s3files-mounts.sh';
@@ -442,9 +495,20 @@ function runScript(s: Scenario): Run {
   if (s.imds?.silent) fs.writeFileSync(path.join(state, 'imds_silent'), '');
   fs.writeFileSync(path.join(state, 'fail_mounts'), String(s.failMounts ?? 0));
   fs.writeFileSync(path.join(state, 'calls'), '');
-  const osRelease = path.join(dir, 'os-release');
+  // The namespace's /etc: a directory of its own (so a file can be renamed over /etc/fstab) holding fstab and
+  // os-release, and for every other entry of the host's /etc a link into it (bound at host-etc) or the same symlink.
+  const etc = path.join(dir, 'etc');
+  const hostEtc = path.join(dir, 'host-etc');
+  fs.mkdirSync(etc);
+  fs.mkdirSync(hostEtc);
+  for (const e of fs.readdirSync('/etc')) {
+    if (e === 'fstab' || e === 'os-release') continue;
+    const link = fs.lstatSync(path.join('/etc', e)).isSymbolicLink() ? fs.readlinkSync(path.join('/etc', e)) : path.join(hostEtc, e);
+    fs.symlinkSync(link, path.join(etc, e));
+  }
+  const osRelease = path.join(etc, 'os-release');
   fs.writeFileSync(osRelease, s.os ?? 'NAME="Amazon Linux"\nVERSION="2023"\nID="amzn"\nID_LIKE="fedora"\nVERSION_ID="2023"\n');
-  const fstab = path.join(dir, 'fstab');
+  const fstab = path.join(etc, 'fstab');
   const underMnt = (p: string) => path.join(dir, 'mnt', p);
   const mountPath = underMnt(s.mountAt ?? 'data');
   const otherPath = underMnt('other');
@@ -454,13 +518,21 @@ function runScript(s: Scenario): Run {
   const before = s.earlierBoot ?? {};
   const earlierLines = Object.entries(before.fstab ?? {}).map(([p, ap]) => fstabLine(underMnt(p), ap)).join('');
   fs.writeFileSync(fstab, `# /etc/fstab\nUUID=abc / xfs defaults 0 1\n${earlier}${other}${earlierLines}`);
+  fs.chmodSync(fstab, s.fstabMode ?? 0o644);
+  if (s.fstabGid !== undefined && process.getuid?.() === 0) fs.chownSync(fstab, 0, s.fstabGid);
+  const fstabStat = () => {
+    const st = fs.statSync(fstab);
+    return { ino: st.ino, mode: st.mode % 0o10000, uid: st.uid, gid: st.gid };
+  };
+  const fstabBefore = fstabStat();
   const mountedBefore = [...(s.mounted ? [mountPath, ...(s.otherLine ? [otherPath] : [])] : []), ...(before.mounted ?? []).map(underMnt)];
   if (mountedBefore.length) fs.writeFileSync(path.join(state, 'mounted'), mountedBefore.map((p) => `${p}\n`).join(''));
   for (const p of before.immutable ?? []) fs.mkdirSync(underMnt(p), { recursive: true });
   if (before.immutable) fs.writeFileSync(path.join(state, 'immutable'), before.immutable.map((p) => `${underMnt(p)}\n`).join(''));
-  const userData = `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
+  const userData = s.userData?.(mountPath, otherPath) ?? `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
     fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: s.readOnly ?? false, timeoutSeconds: s.timeout ?? 60,
   })}\n`;
+  if (s.stopWritingFstab) fs.writeFileSync(path.join(state, 'stop_writing_fstab'), '');
   // /var/lib of this namespace is a temp directory: the script installs its per-boot script there.
   const varLib = path.join(dir, 'var-lib');
   fs.mkdirSync(varLib);
@@ -480,7 +552,7 @@ function runScript(s: Scenario): Run {
     const start = Date.now();
     const run = spawnSync('unshare', [...(asRoot ? [] : ['--map-root-user']), '--mount', 'bash', '-c', [
       'set -e',
-      `/usr/bin/mount --bind "${fstab}" /etc/fstab; /usr/bin/mount --bind "${osRelease}" /etc/os-release; /usr/bin/mount --bind "${varLib}" /var/lib`,
+      `/usr/bin/mount --bind "${varLib}" /var/lib; /usr/bin/mount --bind /etc "${hostEtc}"; /usr/bin/mount --bind "${etc}" /etc`,
       `export PATH="${isolatedPath}" STATE="${state}"`,
       'if [ "$IMDS" = 1 ]; then',
       `  "${process.execPath}" "${imdsServer}" < /dev/null >> "$STATE/imds.log" 2>&1 & server=$!`,
@@ -495,6 +567,7 @@ function runScript(s: Scenario): Run {
   };
   const asList = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
   let firstBoot: Run['firstBoot'];
+  let laterBoots: Boot[] | undefined;
   let last: Boot;
   if (s.perBoot) {
     fs.mkdirSync(path.dirname(perBootFile), { recursive: true });
@@ -505,9 +578,24 @@ function runScript(s: Scenario): Run {
     const script = path.join(dir, 'user-data.sh');
     fs.writeFileSync(script, userData);
     last = boot(script, false);
+    if (s.laterBoots) {
+      firstBoot = { ...last, perBootInstalled: fs.existsSync(perBootFile), fstab: fs.readFileSync(fstab, 'utf8') };
+      laterBoots = s.laterBoots.map((b) => {
+        // A stop and start: the s3files lines of /etc/fstab are mounted at boot (nofail: the target answers here).
+        const lines = fs.readFileSync(fstab, 'utf8').split('\n').map((l) => l.split(/\s+/)).filter((f) => f[2] === 's3files');
+        fs.writeFileSync(path.join(state, 'mounted'), lines.map((f) => `${f[1]}\n`).join(''));
+        fs.writeFileSync(path.join(state, 'fail_mounts'), String(b.failMounts ?? 0));
+        fs.rmSync(path.join(state, 'mount_attempts'), { force: true });
+        if (b.stopInRetry) fs.writeFileSync(path.join(state, 'stop_in_retry'), '');
+        if (b.stopWritingFstab) fs.writeFileSync(path.join(state, 'stop_writing_fstab'), '');
+        fs.writeFileSync(path.join(state, 'user-data'), b.userData(mountPath, otherPath));
+        return boot(perBootFile, true);
+      });
+      last = laterBoots[laterBoots.length - 1];
+    }
     if (s.reboot) {
       const perBootInstalled = fs.existsSync(perBootFile);
-      firstBoot = { ...last, perBootInstalled };
+      firstBoot = { ...last, perBootInstalled, fstab: fs.readFileSync(fstab, 'utf8') };
       // A stop and start: nothing is mounted; cloud-init runs the per-boot scripts, not the user data.
       fs.rmSync(path.join(state, 'mounted'), { force: true });
       fs.writeFileSync(path.join(state, 'user-data'), userData);
@@ -526,6 +614,10 @@ function runScript(s: Scenario): Run {
     immutable: asList(path.join(state, 'immutable')),
     imds: asList(path.join(state, 'imds_requests')),
     firstBoot,
+    laterBoots,
+    managed: asList(path.join(varLib, 'cdk-s3files-lambda', 'mount-paths')),
+    fstabFile: { before: fstabBefore, after: fstabStat() },
+    etcLeftovers: fs.readdirSync(etc).filter((e) => e.includes('cdk-s3files-tmp')),
   };
   fs.rmSync(dir, { recursive: true, force: true });
   return result;
@@ -765,6 +857,62 @@ describe('the user-data script', () => {
     expect(r.calls.filter((c) => /^(dnf|mount) /.test(c))).toEqual(['dnf install -y amazon-efs-utils', 'dnf install -y amazon-efs-utils', `mount ${r.mountPath}`]);
     expect(s3filesLines(r)).toEqual([`fs-0123456789abcdef0:/ ${r.mountPath} s3files _netdev,nofail,accesspoint=fsap-0123456789abcdef0 0 0`]);
     expect(r.mounted).toEqual([r.mountPath]);
+  });
+
+  /** User data as the library renders it, mounting each [path, access point] with a 10-minute timeout. */
+  const userDataMountingAll = (mounts: Array<[string, string]>) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mounts.map(([mountPath, accessPointId]) => mountCommand({
+    fileSystemId: 'fs-0123456789abcdef0', accessPointId, mountPath, readOnly: false, timeoutSeconds: 600,
+  })).join('\n')}\n`;
+  const line = (p: string, accessPoint: string) => `fs-0123456789abcdef0:/ ${p} s3files _netdev,nofail,accesspoint=${accessPoint} 0 0`;
+
+  test.each<[string, LaterBoot]>([
+    ['while /mnt/data\'s mount retries', { failMounts: 1000, stopInRetry: true, userData: () => '' }],
+    ['while it writes the new /etc/fstab', { stopWritingFstab: true, userData: () => '' }],
+  ])('a boot stopped %s forgets no managed path: the next boot that drops /mnt/other unmounts it and drops its fstab line', (_when, stop) => {
+    // GIVEN boot 1 mounts /mnt/data and /mnt/other; boot 2 changes /mnt/data's access point and is stopped;
+    // boot 3's user data no longer has /mnt/other
+    const r = runScript({
+      installed: '3.2.0',
+      userData: (data, other) => userDataMountingAll([[data, 'fsap-0aaaaaaaaaaaaaaa1'], [other, 'fsap-0bbbbbbbbbbbbbbb1']]),
+      laterBoots: [
+        { ...stop, userData: (data, other) => userDataMountingAll([[data, 'fsap-0aaaaaaaaaaaaaaa2'], [other, 'fsap-0bbbbbbbbbbbbbbb1']]) },
+        { userData: (data) => userDataMountingAll([[data, 'fsap-0aaaaaaaaaaaaaaa2']]) },
+      ],
+    });
+    // THEN boot 1 mounted both, boot 2 was stopped, and boot 3 dropped /mnt/other: unmounted, its fstab line gone, no longer managed
+    expect(r.firstBoot).toMatchObject({ status: 0 });
+    expect(r.laterBoots!.map((b) => b.status)).toEqual([137, 0]);
+    expect(r.stderr).toContain(`${r.otherPath} is no longer in the user data: unmounting it and dropping its fstab line`);
+    expect(r.calls).toContain(`umount ${r.otherPath}`);
+    expect(r.mounted).toEqual([r.mountPath]);
+    expect(s3filesLines(r)).toEqual([line(r.mountPath, 'fsap-0aaaaaaaaaaaaaaa2')]);
+    expect(r.fstab).toContain('UUID=abc / xfs defaults 0 1');
+    expect(r.managed).toEqual([r.mountPath]);
+    expect(r.etcLeftovers).toEqual([]);
+  });
+
+  test('/etc/fstab is replaced by a rename, never written in place: a new file with the old one\'s mode and owner', () => {
+    // GIVEN an /etc/fstab with mode 0640 (and group adm where the tests run as root), WHEN a first boot adds its line
+    const r = runScript({ installed: '3.2.0', fstabMode: 0o640, fstabGid: 4 });
+    // THEN the file is another inode, with the same mode and owner, and the line is in it
+    expect(r.status).toBe(0);
+    expect(r.fstabFile.after.ino).not.toBe(r.fstabFile.before.ino);
+    expect(r.fstabFile.after).toMatchObject({ mode: 0o640, uid: r.fstabFile.before.uid, gid: r.fstabFile.before.gid });
+    expect(s3filesLines(r)).toEqual([line(r.mountPath, 'fsap-0123456789abcdef0')]);
+    expect(r.etcLeftovers).toEqual([]);
+  });
+
+  test('an instance stopped while its first boot writes /etc/fstab keeps the old /etc/fstab whole; the next boot adds the line', () => {
+    // GIVEN / WHEN the instance is stopped 20 bytes into the new /etc/fstab, and started again
+    const r = runScript({ installed: '3.2.0', stopWritingFstab: true, reboot: true });
+    // THEN the first boot was killed and left /etc/fstab as it was
+    expect(r.firstBoot).toEqual(expect.objectContaining({ status: 137, perBootInstalled: true }));
+    expect(r.firstBoot!.fstab).toBe('# /etc/fstab\nUUID=abc / xfs defaults 0 1\n');
+    // AND the next boot wrote the line, mounted, and removed the partial file the stop left
+    expect(r.status).toBe(0);
+    expect(r.fstab).toBe(`# /etc/fstab\nUUID=abc / xfs defaults 0 1\n${line(r.mountPath, 'fsap-0123456789abcdef0')}\n`);
+    expect(r.mounted).toEqual([r.mountPath]);
+    expect(r.etcLeftovers).toEqual([]);
   });
 
   /** A MIME multipart body as ec2.MultipartUserData renders it: the script is base64 in a part. */

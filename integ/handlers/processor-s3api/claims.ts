@@ -7,6 +7,7 @@
  * object that never fits one run is parked after MAX_ATTEMPTS instead of blocking the inbox.
  */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { keyWithin } from './keys';
 import { isConditionFailure, isGone } from './s3-errors';
 import { CurrentVersion } from './versions';
 import { errorMessage, FileError } from '../shared/common';
@@ -48,6 +49,12 @@ interface Marker {
   readonly attempts?: number;
   readonly released?: boolean;
 }
+
+/**
+ * The claim marker's key, `processing/<name>`; for a name of more than 1,013 bytes, shortened to
+ * fit S3's key limit (./keys.ts), the same way by every invocation.
+ */
+const markerKey = (item: { readonly name: string }): string => keyWithin(PROCESSING_PREFIX, item.name).key;
 
 function parseMarker(text: string): Marker {
   try {
@@ -103,7 +110,7 @@ export class BucketClaims {
 
   /** Claim the item's name; false if a live invocation holds it or another one won the race. */
   public async claim(item: Item): Promise<boolean> {
-    const Key = `${PROCESSING_PREFIX}${item.name}`;
+    const Key = markerKey(item);
     try {
       const put = await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: this.markerBody(item), IfNoneMatch: '*' }));
       item.markerVersions = [put.VersionId];
@@ -160,7 +167,7 @@ export class BucketClaims {
   public async assertClaim(item: Item): Promise<void> {
     this.lease.assertHeld();
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: `${PROCESSING_PREFIX}${item.name}`, IfMatch: item.markerEtag }));
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: markerKey(item), IfMatch: item.markerEtag }));
     } catch (e) {
       if (isConditionFailure(e) || isGone(e)) throw new LeaseLost(`the claim on ${item.name} was taken over`);
       throw e;
@@ -170,7 +177,7 @@ export class BucketClaims {
   /** Deletes the claim marker's versions: the name is free again. */
   public async release(item: Item): Promise<void> {
     for (const VersionId of item.markerVersions ?? []) {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: `${PROCESSING_PREFIX}${item.name}`, VersionId })).catch((e) =>
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: markerKey(item), VersionId })).catch((e) =>
         this.log('claim marker not deleted (it expires with this invocation\'s lease)', { name: item.name, error: errorMessage(e) }));
     }
   }
@@ -183,7 +190,7 @@ export class BucketClaims {
   public async handBack(item: Item, why: string): Promise<boolean> {
     const attempts = item.attempts + 1;
     if (attempts >= MAX_ATTEMPTS) return false;
-    const Key = `${PROCESSING_PREFIX}${item.name}`;
+    const Key = markerKey(item);
     try {
       const Body = this.markerBody({ ...item, attempts }, true);
       const put = await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body, IfMatch: item.markerEtag }));

@@ -1,7 +1,10 @@
 /**
- * "Before" processor: the same job as processor-s3files, through the S3 API only. Every upload in
- * `inbox/` is processed once into `processed/<name>/`, or reported once in `failed/<claim>/` with a
- * reason; nothing is lost, duplicated or overwritten. Steps, a chunk at a time (at most a chunk's
+ * "Before" processor: the same job as processor-s3files, through the S3 API only, with the same
+ * contract (integ/README.md, "What the processors guarantee"): every object in `inbox/` is
+ * processed once into `processed/<name>/`, or reported once in `failed/<claim>/` with a reason; a
+ * newer upload's result replaces the older result (kept as a noncurrent version in a versioned
+ * bucket); an upload is deleted from the inbox only once published or in failed/ (with its key's
+ * older versions). Steps, a chunk at a time (at most a chunk's
  * count and bytes) while the inbox is listed page by page (./versions.ts):
  * 1. claim the name with a conditional marker (./claims.ts); a name another live invocation holds
  *    is skipped, not counted and not reported;

@@ -11,6 +11,7 @@
 import { DeleteObjectCommand, DeleteObjectsCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BucketClaims, FAILED_PREFIX, Item, PROCESSED_PREFIX } from './claims';
 import { copyVersion, CopyOptions } from './copy';
+import { keyWithin, MAX_KEY_BYTES } from './keys';
 import { isConditionFailure, isGone } from './s3-errors';
 import { errorMessage, metaJson } from '../shared/common';
 import { LeaseLost } from '../shared/lease';
@@ -99,15 +100,21 @@ export async function removeFromInbox(claims: BucketClaims, item: Item): Promise
 /**
  * Moves an object that cannot be processed to `failed/<claim>/<name>` (copy, then delete what was
  * read) and reports it once with `why`. If it cannot be moved, it stays in the inbox and says so.
+ * A key that would pass S3's 1,024 bytes (a name of more than 966 bytes) is shortened (./keys.ts):
+ * the report names the key it was stored under, and the object's metadata `source-key-base64`
+ * holds its inbox key exactly (base64 of its UTF-8 bytes: always ASCII, and within the 2 KB S3
+ * allows for user metadata).
  */
 export async function moveToFailed(claims: BucketClaims, item: Item, why: string, opts: PublishOptions): Promise<void> {
   const dir = `${FAILED_PREFIX}${claims.claimName}/`;
+  const { key, shortened } = keyWithin(dir, item.name);
+  const metadata = { 'source-version-id': item.versionId ?? 'null', ...(shortened ? { 'source-key-base64': Buffer.from(item.key, 'utf8').toString('base64') } : {}) };
   try {
     await claims.assertClaim(item);
-    await copyVersion(claims.client, claims.bucket, copySourceOf(item), `${dir}${item.name}`, { 'source-version-id': item.versionId ?? 'null' }, opts);
+    await copyVersion(claims.client, claims.bucket, copySourceOf(item), key, metadata, opts);
     await claims.assertClaim(item);
     await removeFromInbox(claims, item);
-    claims.fail(item.name, `${why} (moved to ${dir})`);
+    claims.fail(item.name, `${why} (moved to ${dir}${shortened ? shortenedNote(dir, item.name, key) : ''})`);
   } catch (e) {
     if (e instanceof LeaseLost) throw e;
     if (isConditionFailure(e) && await sourceChanged(claims, item)) {
@@ -117,4 +124,10 @@ export async function moveToFailed(claims: BucketClaims, item: Item, why: string
     }
   }
   await claims.release(item);
+}
+
+/** Where a shortened key put the object, and why, for the report. */
+function shortenedNote(dir: string, name: string, key: string): string {
+  return ` as ${key.slice(dir.length)}: ${dir}<name> would be a key of ${Buffer.byteLength(`${dir}${name}`, 'utf8')} bytes, over S3's limit of `
+    + `${MAX_KEY_BYTES}, so it keeps the name's start and ends with a hash of the name; its metadata source-key-base64 holds its inbox key`;
 }

@@ -4,10 +4,10 @@
  * next invocation, put back in the inbox, or moved to `failed/<claim>/` and reported once. A claimed
  * file is never deleted. The counters of the run live here too.
  */
-import { link, lstat, mkdir, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { exists, isErrno, unlinkIfPresent } from './file-io';
-import { CLAIM_DIR_MODE, DIR_MODE, itemDirName, Layout, REPLACED_PREFIX, shown } from './layout';
+import { CREATE_FLAGS, exists, isErrno, unlinkIfPresent } from './file-io';
+import { CLAIM_DIR_MODE, DIR_MODE, FILE_MODE, itemDirName, Layout, REPLACED_PREFIX, shown } from './layout';
 import { errorMessage, FileError } from '../shared/common';
 import { Lease, LeaseLost } from '../shared/lease';
 import { TextStats } from '../shared/text-stats';
@@ -107,20 +107,48 @@ export class ClaimDirectory {
 
   /**
    * Move `from` (named `name`: a string, or the raw bytes of a name that is not UTF-8) to
-   * `failed/<claim>/`; the same name twice in one run gets a directory of its own. Resolves to
-   * that directory as messages show it (`failed/<claim>/`).
+   * `failed/<claim>/<name>`, never over anything there: the destination is first reserved with an
+   * exclusive create (see `reserve`), which fails with EEXIST atomically, and the move then replaces
+   * only that empty placeholder. So two moves of one name at once (moves run in parallel) cannot
+   * overwrite each other: the one that finds the name taken goes to a directory of its own,
+   * `failed/<claim>-<tag>/`, made with an exclusive mkdir. (Not link(2) + unlink: S3 Files has no
+   * hard links, and a directory cannot be linked.) If the move fails, the placeholder goes and
+   * `from` stays where it was (the error is thrown for the caller to report); a crash between the
+   * two steps leaves an empty placeholder, never a lost file. Resolves to the directory as messages
+   * show it (`failed/<claim>/`).
    */
   public async toFailed(from: string | Buffer, name: string | Buffer, tag: string): Promise<string> {
     const { failed, claimName } = this.layout;
     this.failedDir ??= mkdir(join(failed, claimName), { recursive: true, mode: DIR_MODE }).then(() => join(failed, claimName));
     const within = (dir: string) => (typeof name === 'string' ? join(dir, name) : Buffer.concat([Buffer.from(`${dir}/`), name]));
-    let dir = await this.failedDir;
-    if (await exists(within(dir))) {
-      dir = join(failed, `${claimName}-${tag}`);
-      await mkdir(dir, { mode: DIR_MODE });
+    const isDir = (await lstat(from)).isDirectory();
+    const shared = await this.failedDir;
+    let dir = shared;
+    if (!await reserve(within(dir), isDir)) {
+      dir = await this.ownFailedDir(`${claimName}-${tag}`);
+      if (!await reserve(within(dir), isDir)) throw new Error(`${shown(this.layout, dir)}/ was not empty`);
     }
-    await rename(from, within(dir));
+    try {
+      await rename(from, within(dir));
+    } catch (e) {
+      await (isDir ? rmdir : unlink)(within(dir)).catch(() => undefined);
+      if (dir !== shared) await rmdir(dir).catch(() => undefined); // the directory made for this move, now empty
+      throw e;
+    }
     return `${shown(this.layout, dir)}/`;
+  }
+
+  /** A new directory under failed/ named `base` (or `base-2`, `base-3`... if taken), made with an exclusive mkdir. */
+  private async ownFailedDir(base: string): Promise<string> {
+    for (let n = 1; ; n++) {
+      const dir = join(this.layout.failed, n === 1 ? base : `${base}-${n}`);
+      try {
+        await mkdir(dir, { mode: DIR_MODE });
+        return dir;
+      } catch (e) {
+        if (!isErrno(e, 'EEXIST') || n >= 100) throw e;
+      }
+    }
   }
 
   /** Moves a claimed file that cannot be processed to failed/ (its metadata dropped first) and reports it once. */
@@ -211,5 +239,21 @@ export class ClaimDirectory {
     const [a, b] = await Promise.all([lstat(back).catch(() => undefined), lstat(claimed).catch(() => undefined)]);
     if (!a || !b || a.ino !== b.ino || a.dev !== b.dev) return false;
     return unlink(back).then(() => true, () => false);
+  }
+}
+
+/**
+ * Reserves `path` for a move: creates it empty, exclusively (O_CREAT|O_EXCL, or mkdir for a
+ * directory to be moved there: rename replaces an empty directory, and a file only with a file).
+ * False when something has the name already; any other error is thrown.
+ */
+async function reserve(path: string | Buffer, dir: boolean): Promise<boolean> {
+  try {
+    if (dir) await mkdir(path, { mode: CLAIM_DIR_MODE });
+    else await (await open(path, CREATE_FLAGS, FILE_MODE)).close();
+    return true;
+  } catch (e) {
+    if (isErrno(e, 'EEXIST')) return false;
+    throw e;
   }
 }

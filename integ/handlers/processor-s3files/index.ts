@@ -1,8 +1,11 @@
 /**
- * "After" processor: does the job with plain file-system calls on an S3 Files mount. Every upload
+ * "After" processor: does the job with plain file-system calls on an S3 Files mount. Every file
  * in `inbox/` is processed once into `processed/<name>/`, or reported once in `failed/<claim>/`
- * with a reason; nothing is lost, duplicated or overwritten, even when invocations share the inbox,
- * are killed, time out or race a re-upload. The layout is in ./layout.ts. The protocol:
+ * with a reason, even when invocations share the inbox, are killed, time out or race a re-upload.
+ * `processed/<name>/` holds the result of the newest upload: a newer upload's result replaces the
+ * older result (dropped only once the newer is in place), an older upload is kept in failed/ as
+ * superseded; a claimed file is never deleted, nothing in failed/ replaced (integ/README.md, "What
+ * the processors guarantee"). The layout is in ./layout.ts. The protocol:
  * 1. each invocation makes `processing/<claim>/` and renews `processing/<claim>/.lease` every
  *    lease/6 (../shared/lease.ts: liveness is judged by the file server's clock only), and first
  *    takes over the claim directories of dead invocations (./adoption.ts);

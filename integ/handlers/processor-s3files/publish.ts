@@ -22,20 +22,29 @@ export type Publication = { readonly published: true } | { readonly published: f
  * `processed/<name>/` makes the rename fail (ENOTEMPTY/EEXIST) instead of being replaced. An older
  * result is moved away first, and what was moved away is checked again: if another invocation
  * published a newer one in between, that one goes back. When `dir` loses, it is left where it is
- * for the caller (an upload is kept, never deleted); older results moved away are dropped.
+ * for the caller (an upload is kept, never deleted). Older results moved away are dropped only
+ * once a newer result is in place (or there already): if publishing fails, they stay in this claim
+ * directory (`replaced-<n>/`), and the end of this run (or the invocation that takes the claim
+ * over) publishes the newest of them again, so a failed publish never leaves the name without its result.
  */
 export async function publishDir(claims: ClaimDirectory, dir: string, name: string, ns: bigint): Promise<Publication> {
   const target = join(claims.layout.processed, name);
   let candidate = dir;
   let candidateNs = ns;
   let winnerNs: bigint | undefined;
+  // Results moved away that the candidate outranks: dropped once a newer one is in processed/.
+  const displaced: string[] = [];
+  const drop = (dirs: string[]) => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   for (let attempt = 0; attempt < PUBLISH_ATTEMPTS; attempt++) {
     // Fencing: never publish once another invocation may have taken this claim over.
     claims.lease.assertHeld();
-    if (await tryRename(claims, candidate, target, name)) return candidate === dir ? { published: true } : { published: false, winnerNs: winnerNs! };
+    if (await tryRename(claims, candidate, target, name)) {
+      await drop(displaced);
+      return candidate === dir ? { published: true } : { published: false, winnerNs: winnerNs! };
+    }
     const existing = await resultModifiedNs(target, name);
     if (existing !== undefined && existing > candidateNs) {
-      if (candidate !== dir) await rm(candidate, { recursive: true, force: true });
+      await drop([...displaced, ...(candidate !== dir ? [candidate] : [])]);
       return { published: false, winnerNs: existing };
     }
     const away = claims.nextReplaced();
@@ -48,12 +57,12 @@ export async function publishDir(claims: ClaimDirectory, dir: string, name: stri
     // What was moved is not necessarily what was checked: a newer result may have been published since.
     const movedNs = await resultModifiedNs(away, name);
     if (movedNs !== undefined && movedNs > candidateNs) {
-      if (candidate !== dir) await rm(candidate, { recursive: true, force: true });
+      if (candidate !== dir) displaced.push(candidate);
       candidate = away;
       candidateNs = movedNs;
       winnerNs = movedNs;
     } else {
-      await rm(away, { recursive: true, force: true });
+      displaced.push(away);
     }
   }
   throw new Error(`processed/${name} kept being replaced by other invocations (${PUBLISH_ATTEMPTS} attempts)`

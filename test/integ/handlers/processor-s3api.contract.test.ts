@@ -1,13 +1,14 @@
 /**
- * processor-s3api against its contract (issue 31): every upload is processed once into
- * processed/, or reported once in failed/ with a reason; nothing is lost, duplicated or
- * overwritten; no object blocks the others. Against moto (the real S3 API over loopback); where
- * moto does not enforce a condition S3 documents, the test checks the request the handler sends.
+ * processor-s3api against its contract (issue 31; integ/README.md, "What the processors
+ * guarantee"): every upload is processed once into processed/, or reported once in failed/ with a
+ * reason; processed/<name>/ holds the newest upload's result; no object blocks the others.
+ * Against moto (the real S3 API over loopback); where moto does not enforce a condition S3
+ * documents, the test checks the request the handler sends.
  */
 import {
   CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand,
-  HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand, S3Client,
-  UploadPartCommand,
+  HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand,
+  S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { handler, processBucket } from '../../../integ/handlers/processor-s3api/index';
 import { MotoServer, startMotoServer } from '../../servers/moto-server';
@@ -207,6 +208,31 @@ describe('no object blocks the others', () => {
   });
 });
 
+describe('re-uploads: processed/<name>/ holds the result of the newest upload (the same on both sides)', () => {
+  test('a newer upload replaces the older result, data and metadata together: counted in files, not reported, not superseded; the older result stays a noncurrent version', async () => {
+    // GIVEN the result of r.txt in a versioned bucket (the library's bucket is versioned)
+    const bucket = await newBucket();
+    await put(bucket, 'inbox/r.txt', 'the first upload\n');
+    expect(await processBucket({ client: s3, bucket, concurrency: 4 })).toMatchObject({ files: 1, errors: [] });
+    // WHEN r.txt is uploaded again and the processor runs
+    const { VersionId } = await put(bucket, 'inbox/r.txt', 'the second upload, newer\n');
+    const second = await processBucket({ client: s3, bucket, concurrency: 4 });
+    // THEN the result is the second upload's, whole; the run counts it and reports nothing; failed/ has nothing
+    expect(second).toEqual(expect.objectContaining({ files: 1, errors: [] }));
+    expect(second).not.toHaveProperty('superseded');
+    expect(await get(bucket, 'processed/r.txt/r.txt')).toBe('the second upload, newer\n');
+    expect(JSON.parse(await get(bucket, 'processed/r.txt/r.txt.meta.json'))).toMatchObject({ name: 'r.txt', bytes: 25, source: { versionId: VersionId } });
+    expect(await keys(bucket, 'failed/')).toEqual([]);
+    // AND the first result is a noncurrent version of each key (until the bucket's noncurrent expiry)
+    const versions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'processed/r.txt/' }));
+    const older = (versions.Versions ?? []).filter((v) => !v.IsLatest);
+    expect(older.map((v) => v.Key).sort()).toEqual(['processed/r.txt/r.txt', 'processed/r.txt/r.txt.meta.json']);
+    const oldData = older.find((v) => v.Key === 'processed/r.txt/r.txt')!;
+    const body = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: oldData.Key, VersionId: oldData.VersionId }));
+    expect(await body.Body!.transformToString()).toBe('the first upload\n');
+  });
+});
+
 describe('reported once, or processed', () => {
   test('binary content, over-long names and keys in sub-directories are moved to failed/ and reported once, not on every run', async () => {
     // GIVEN a binary object, a name too long for its result, a key in a sub-directory, and a good one
@@ -236,6 +262,51 @@ describe('reported once, or processed', () => {
     expect(names.sort()).toEqual(['bin.dat', long, 'sub/nested.txt'].sort());
     expect(await get(bucket, `failed/${dir}/sub/nested.txt`)).toBe('nested words\n');
     expect(await keys(bucket, 'inbox/')).toEqual([]);
+  });
+
+  test('names of 967-1018 bytes, too long for failed/<claim>/<name> within S3\'s 1,024-byte keys, are moved under a shortened key and reported once', async () => {
+    // GIVEN names whose failed/ key (and, past 1,013 bytes, claim marker key) would pass 1,024 bytes, ASCII and
+    // multi-byte (cut between characters), and a client that answers as S3 does to a longer key (moto accepts it)
+    const bucket = await newBucket();
+    const names = ['a'.repeat(967), 'b'.repeat(1013), 'c'.repeat(1014), `${'é'.repeat(500)}${'d'.repeat(18)}`, `${'😀'.repeat(254)}xy`];
+    expect(names.map((n) => Buffer.byteLength(`inbox/${n}`))).toEqual([973, 1019, 1020, 1024, 1024]);
+    for (const [i, n] of names.entries()) await put(bucket, `inbox/${n}`, `words of name ${i}\n`);
+    const written: string[] = [];
+    const client = clientWith((cmd) => {
+      const key: string | undefined = cmd.input?.Key;
+      if (key === undefined) return;
+      if (Buffer.byteLength(key) > 1024) throw Object.assign(new Error('Your key is too long'), { name: 'KeyTooLongError', $metadata: { httpStatusCode: 400 } });
+      if (cmd instanceof PutObjectCommand || cmd instanceof CopyObjectCommand || cmd instanceof CreateMultipartUploadCommand) written.push(key);
+    });
+    // WHEN two runs come
+    const first = await processBucket({ client, bucket, concurrency: 4 });
+    const second = await processBucket({ client, bucket, concurrency: 4 });
+    client.destroy();
+    // THEN each is reported once, naming the shortened key, and nothing is left in the inbox
+    const { dir, names: stored } = await failedRun(bucket);
+    expect(first.errors.map((e) => e.name).sort()).toEqual([...names].sort());
+    for (const e of first.errors) {
+      expect(e.error).toMatch(new RegExp('^refused: key has a component longer than 255 bytes, which the file system cannot represent '
+        + `\\(moved to failed/${dir}/ as .+~[0-9a-f]{16}: failed/${dir}/<name> would be a key of \\d+ bytes, over S3's limit of 1024, `
+        + 'so it keeps the name\'s start and ends with a hash of the name; its metadata source-key-base64 holds its inbox key\\)$'));
+    }
+    expect(second).toMatchObject({ files: 0, errors: [] });
+    expect(await keys(bucket, 'inbox/')).toEqual([]);
+    expect(await keys(bucket, 'processing/')).toEqual([]);
+    // AND every key written fits; each object is whole under its key, which keeps the name's start, with its inbox key in its metadata
+    expect(written.filter((k) => Buffer.byteLength(k) > 1024)).toEqual([]);
+    expect(stored).toHaveLength(names.length);
+    for (const name of stored) {
+      const key = `failed/${dir}/${name}`;
+      expect(Buffer.byteLength(key)).toBeLessThanOrEqual(1024);
+      expect(Buffer.byteLength(key)).toBeGreaterThan(1020);
+      const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      const inboxKey = Buffer.from(head.Metadata!['source-key-base64'], 'base64').toString('utf8');
+      const original = inboxKey.slice('inbox/'.length);
+      expect(names).toContain(original);
+      expect(original.startsWith(name.slice(0, name.lastIndexOf('~')))).toBe(true);
+      expect(await get(bucket, key)).toBe(`words of name ${names.indexOf(original)}\n`);
+    }
   });
 
   test('complete objects with names that look temporary are processed: on S3 nothing is ever half-written', async () => {

@@ -1,7 +1,8 @@
 /**
- * processor-s3files against its contract (issue 31): every upload is processed once into
- * processed/, or reported once in failed/ with a reason; nothing is lost, duplicated or
- * overwritten. Each test sets up what a user, a crash or a clock leaves on a real directory.
+ * processor-s3files against its contract (issue 31; integ/README.md, "What the processors
+ * guarantee"): every upload is processed once into processed/, or reported once in failed/ with a
+ * reason; processed/<name>/ holds the newest upload's result; nothing in failed/ is replaced.
+ * Each test sets up what a user, a crash or a clock leaves on a real directory.
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -72,6 +73,139 @@ describe('nothing lost', () => {
     expect(entries).toEqual(['report.txt']);
     expect(fs.readFileSync(p('failed', dir, 'report.txt'), 'utf8')).toBe('the restored older text\n');
     expect(resultData('report.txt')).toBe('the newer text\n');
+    expect(list(p('processing'))).toEqual([]);
+  });
+});
+
+/** A claim directory an earlier invocation handed back (its lease marked released), holding `name` in item `1-1/`. */
+function handedBack(name: string, data: string | Buffer): string {
+  const claim = `${Date.now()}-${randomUUID()}`;
+  fs.mkdirSync(p('processing', claim, '1-1'), { recursive: true });
+  fs.writeFileSync(p('processing', claim, '1-1', name), data);
+  fs.writeFileSync(p('processing', claim, '.lease'), '{"owner":"x","ttlMs":30000,"beat":2,"released":true}\n');
+  return p('processing', claim, '1-1', name);
+}
+/** Every file under failed/ (`<run dir>/<name>`) with its bytes. */
+function failedFiles(): Record<string, Buffer> {
+  return Object.fromEntries(list(p('failed')).flatMap((d) => list(p('failed', d)).map((n) => [`${d}/${n}`, fs.readFileSync(p('failed', d, n))])));
+}
+
+describe('re-uploads: processed/<name>/ holds the result of the newest upload (the same on both sides)', () => {
+  test('a newer upload replaces the older result, data and metadata together: counted in files, not reported, not superseded', async () => {
+    // GIVEN the result of r.txt from an upload a minute old
+    inbox('r.txt', 'the first upload\n');
+    setTimes(p('inbox', 'r.txt'), new Date(Date.now() - 60_000));
+    expect(await run()).toMatchObject({ files: 1, errors: [] });
+    // WHEN r.txt is uploaded again, newer, and the processor runs
+    inbox('r.txt', 'the second upload, newer\n');
+    const modifiedNs = String(fs.statSync(p('inbox', 'r.txt'), { bigint: true }).mtimeNs);
+    const second = await run();
+    // THEN the result is the second upload's, whole; the run counts it and reports nothing; failed/ has nothing
+    expect(second).toEqual(expect.objectContaining({ files: 1, errors: [] }));
+    expect(second).not.toHaveProperty('superseded');
+    expect(resultData('r.txt')).toBe('the second upload, newer\n');
+    const meta = JSON.parse(fs.readFileSync(p('processed', 'r.txt', 'r.txt.meta.json'), 'utf8'));
+    expect(meta).toMatchObject({ name: 'r.txt', bytes: 25, source: { modifiedNs } });
+    expect(list(p('processed', 'r.txt'))).toEqual(['r.txt', 'r.txt.meta.json']);
+    expect(list(p('failed'))).toEqual([]);
+    expect(list(p('processing'))).toEqual([]);
+  });
+});
+
+describe('re-uploads: an older result is dropped only once the newer one is in place', () => {
+  test('when publishing the newer result fails after the older was moved away, the older result is published again and the newer upload kept', async () => {
+    // GIVEN the result of r.txt, a newer upload, and a rename into processed/ that fails (EIO) once the older result is moved away
+    inbox('r.txt', 'the first upload\n');
+    setTimes(p('inbox', 'r.txt'), new Date(Date.now() - 60_000));
+    expect(await run()).toMatchObject({ files: 1, errors: [] });
+    inbox('r.txt', 'the second upload, newer\n');
+    const realRename = fsp.rename;
+    let failed = false;
+    jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (!failed && String(to) === p('processed', 'r.txt') && !String(from).includes('replaced-') && !fs.existsSync(String(to))) {
+        failed = true;
+        throw Object.assign(new Error(`EIO: i/o error, rename '${String(from)}'`), { code: 'EIO' });
+      }
+      return realRename(from, to);
+    });
+    // WHEN the processor runs
+    const result = await run();
+    // THEN processed/r.txt/ holds the first result again; the newer upload is in failed/, reported once
+    expect(failed).toBe(true);
+    expect(result).toMatchObject({ files: 0 });
+    expect(result.errors).toEqual([{ name: 'r.txt', error: expect.stringMatching(/^publishing to processed\/ failed: EIO: .* \(moved to failed\/\S+\/\)$/) }]);
+    expect(resultData('r.txt')).toBe('the first upload\n');
+    expect(list(p('processed', 'r.txt'))).toEqual(['r.txt', 'r.txt.meta.json']);
+    expect(Object.values(failedFiles()).map(String)).toEqual(['the second upload, newer\n']);
+    expect(list(p('processing'))).toEqual([]);
+  });
+});
+
+describe('failed/ keeps every upload of a name (two of one name failing in one run, moved in parallel)', () => {
+  test('a handed-back img.bin and another img.bin in the inbox, both not text: both are kept in failed/, each where its report says', async () => {
+    // GIVEN a claim handed back holding one img.bin, and a different img.bin in the inbox
+    const older = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]);
+    const newer = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x02, 0x03]);
+    handedBack('img.bin', older);
+    inbox('img.bin', newer);
+    // WHEN one run claims both (one chunk, in parallel) and fails both
+    const result = await run();
+    // THEN both uploads' bytes are in failed/, in two directories, each reported once with the directory that holds it
+    const kept = failedFiles();
+    expect(Object.values(kept).sort(Buffer.compare)).toEqual([older, newer].sort(Buffer.compare));
+    expect(result).toMatchObject({ files: 0, recovered: 1 });
+    expect(result.errors).toHaveLength(2);
+    const dirs = result.errors.map((e) => /\(moved to failed\/([^/]+)\/\)$/.exec(e.error)?.[1]);
+    expect(dirs.map((d) => `${d}/img.bin`).sort()).toEqual(Object.keys(kept).sort());
+    expect(list(p('inbox'))).toEqual([]);
+    expect(list(p('processing'))).toEqual([]);
+  });
+
+  test('a restored older upload (cp -p) in a handed-back claim and another older one in the inbox, both superseded: both are kept', async () => {
+    // GIVEN the result of an upload of r.txt modified at T3, a handed-back claim holding a copy modified at T1,
+    // and an inbox upload modified at T2 (T1 < T2 < T3)
+    inbox('r.txt', 'the newest text\n');
+    setTimes(p('inbox', 'r.txt'), new Date('2026-03-01T00:00:00.000Z'));
+    expect(await run()).toMatchObject({ files: 1, errors: [] });
+    setTimes(handedBack('r.txt', 'restored from January\n'), new Date('2026-01-01T00:00:00.000Z'));
+    inbox('r.txt', 'copied from February\n');
+    setTimes(p('inbox', 'r.txt'), new Date('2026-02-01T00:00:00.000Z'));
+    // WHEN one run processes both
+    const result = await run();
+    // THEN the newest result stays, and both older uploads are in failed/, each reported once as superseded
+    expect(result).toMatchObject({ files: 0, superseded: 2, recovered: 1 });
+    expect(result.errors.map((e) => e.error)).toEqual([expect.stringMatching(/^superseded: /), expect.stringMatching(/^superseded: /)]);
+    expect(Object.values(failedFiles()).map(String).sort()).toEqual(['copied from February\n', 'restored from January\n']);
+    expect(resultData('r.txt')).toBe('the newest text\n');
+    expect(list(p('processing'))).toEqual([]);
+  });
+
+  test('a move to failed/ that fails leaves the file where it was, reported, with no placeholder left; the next run moves it', async () => {
+    // GIVEN a binary file, and a rename into failed/ that fails once (EIO)
+    inbox('bad.bin', Buffer.from([0, 1, 2]));
+    const realRename = fsp.rename;
+    let failedOnce = false;
+    jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
+      if (!failedOnce && String(to).includes(`${join(mount.path, 'failed')}/`)) {
+        failedOnce = true;
+        throw Object.assign(new Error(`EIO: i/o error, rename '${String(from)}'`), { code: 'EIO' });
+      }
+      return realRename(from, to);
+    });
+    // WHEN it runs, then again
+    const first = await run();
+    const claimed = claimedFiles();
+    const placeholders = Object.keys(failedFiles());
+    const second = await run();
+    // THEN the first reports where the file stays, and leaves nothing in failed/; the second moves it there
+    expect(first.errors).toEqual([{
+      name: 'bad.bin',
+      error: expect.stringMatching(/^not text: NUL byte .*; could not move it to failed\/ \(EIO: i\/o error, rename .*\): it stays in processing\/\S+\/1\/ and the next run takes it over$/),
+    }]);
+    expect(claimed).toEqual(['bad.bin']);
+    expect(placeholders).toEqual([]);
+    expect(second.errors).toEqual([{ name: 'bad.bin', error: expect.stringMatching(/^not text: NUL byte .* \(moved to failed\/\S+\/\)$/) }]);
+    expect(Object.values(failedFiles())).toEqual([Buffer.from([0, 1, 2])]);
     expect(list(p('processing'))).toEqual([]);
   });
 });
