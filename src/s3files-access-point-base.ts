@@ -6,7 +6,7 @@ import { GrantMountOptions } from './mount/options';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { refuseAwsCdkReference } from './private/compat';
 import { grantScoped } from './private/grants';
-import { invalid } from './private/messages';
+import { invalid, spelled } from './private/messages';
 import { grantMount } from './private/mount-pipeline';
 import { scopeActions } from './private/s3files-actions';
 import { IS3FilesAccessPoint } from './s3files-access-point-contract';
@@ -67,9 +67,9 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
     return this.node.root.node.findAll().filter((c): c is lambda.CfnFunction => c instanceof lambda.CfnFunction).flatMap((fn) => {
       const configs = Stack.of(fn).resolve(fn.fileSystemConfigs) as Array<{ arn?: unknown; s3FilesConfig?: unknown }> | undefined;
       const efs = (configs ?? []).some((c) => c.s3FilesConfig === undefined && JSON.stringify(c.arn) === arn);
-      return efs ? [`${fn.node.scope?.node.path}: invalid \`filesystem\`: it mounts the S3 Files access point ${this.node.path} through `
+      return efs ? [spelled(`${fn.node.scope?.node.path}: invalid \`filesystem\`: it mounts the S3 Files access point ${this.node.path} through `
         + '`lambda.FileSystem.fromEfsAccessPoint()`, which is for EFS: it grants elasticfilesystem actions, not s3files ones, and makes a dependency cycle '
-        + 'CloudFormation rejects. Fix: leave `filesystem` unset and mount it with `LambdaMount.onFunction()` (or use `S3FilesMountedFunction`).'] : [];
+        + 'CloudFormation rejects. Fix: leave `filesystem` unset and mount it with `LambdaMount.onFunction()` (or use `S3FilesMountedFunction`).')] : [];
     });
   }
 }

@@ -64,18 +64,18 @@ public class Errors {
                 .runtime(Runtime.NODEJS_24_X).handler("index.handler").code(Code.fromInline("exports.handler = async () => 1;"))
                 .accessPointOptions(S3FilesAccessPointOptions.builder().path("/app").posixUser(PosixUser.builder().uid(-1).gid(1).build()).build())
                 .build(),
-            "invalid accessPointOptions\\.posixUser\\.uid -1: .*Fix: .*Java builders: accessPointOptions\\(…\\) › posixUser\\(…\\) › uid\\(…\\)");
+            "invalid accessPointOptions\\.posixUser\\.uid -1: .*Fix: .*Java: accessPointOptions\\(…\\) › posixUser\\(…\\) › uid\\(…\\)");
 
         // 2. A library error on a top-level prop.
         fresh();
         refused(() -> S3FilesFileSystem.Builder.create(stack, "Fs").vpc(vpc).availabilityTimeout(Duration.seconds(5)).build(),
-            "invalid availabilityTimeout 5 seconds: .*Java builders: availabilityTimeout\\(…\\)");
+            "invalid availabilityTimeout 5 seconds: .*Java: availabilityTimeout\\(…\\)");
 
         // 3. A warning, as `cdk synth` prints it: in the builders' spelling as well.
         fresh();
         S3FilesFileSystem fs = S3FilesFileSystem.Builder.create(stack, "Fs").vpc(vpc).build();
-        LambdaMount.onFunction(plain("Reader"), fs.addAccessPoint("Ap"), LambdaMountOptions.builder().readOnly(true).rootAccess(true).build());
-        String label = "Java builders: readOnly(…), rootAccess(…)";
+        LambdaMount.onFunction(plain("Reader"), fs.addAccessPoint("Ap", S3FilesAccessPointOptions.builder().path("/app").build()), LambdaMountOptions.builder().readOnly(true).rootAccess(true).build());
+        String label = "Java: readOnly(…), rootAccess(…)";
         List<String> warnings = stack.getNode().findAll().stream()
             .flatMap(c -> c.getNode().getMetadata().stream())
             .filter(m -> m.getType().equals("aws:cdk:warning") && String.valueOf(m.getData()).contains(label))

@@ -9,16 +9,23 @@ import re
 
 import aws_cdk as cdk
 from aws_cdk import assertions
+from aws_cdk import aws_batch as batch
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_ecs as ecs
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from cdk_s3files_lambda import (
     LambdaMount,
     PosixUser,
+    S3FilesAccessPoint,
+    S3FilesAccessPointBase,
     S3FilesAccessPointOptions,
     S3FilesFileSystem,
+    S3FilesFileSystemBase,
     S3FilesMountedFunction,
 )
+from aws_cdk import aws_s3files as s3files
 
 
 def stack():
@@ -74,7 +81,7 @@ s, vpc = stack()
 bucket = s3.Bucket(s, "Bucket")
 refused(
     lambda: S3FilesMountedFunction(s, "Fn", vpc=vpc, **FN, s3_file_system=bucket),
-    r'invalid fileSystem "Errors/Bucket": it is an S3 bucket, not an S3 Files file system\. Fix: .*\(Python: file_system; ',
+    r'invalid s3FileSystem "Errors/Bucket": it is an S3 bucket, not an S3 Files file system\. Fix: .*\(Python: s3_file_system; ',
 )
 
 # 4. A value of the wrong primitive type never reaches the library: the binding's type check
@@ -83,7 +90,7 @@ s, vpc = stack()
 fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
 fn = lambda_.Function(s, "Reader", vpc=vpc, **FN)
 refused(
-    lambda: LambdaMount.on_function(fn, fs.add_access_point("Ap"), read_only="yes"),
+    lambda: LambdaMount.on_function(fn, fs.add_access_point("Ap", path="/app"), read_only="yes"),
     r"read_only",
 )
 
@@ -91,10 +98,117 @@ refused(
 s, vpc = stack()
 fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
 fn = lambda_.Function(s, "Reader", vpc=vpc, **FN)
-LambdaMount.on_function(fn, fs.add_access_point("Ap"), read_only=True, root_access=True)
+LambdaMount.on_function(fn, fs.add_access_point("Ap", path="/app"), read_only=True, root_access=True)
 warnings = assertions.Annotations.from_stack(s).find_warning(
     "*", assertions.Match.string_like_regexp("Python: read_only, root_access")
 )
 if len(warnings) != 1:
     raise SystemExit(f"FAIL: expected one warning with the Python spelling, found {warnings}")
 print(f"ok: warning: {warnings[0].entry.data[:200]}")
+
+# 6. aws-efs habits the Python binding lets through (TypeScript and Java refuse them at compile
+#    time): the library's access point in lambda.FileSystem.from_efs_access_point, and its file
+#    system in batch.EcsVolume.efs. Both are synth errors naming the library's call.
+s, vpc = stack()
+fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
+lambda_.Function(s, "Efs", vpc=vpc, **FN, filesystem=lambda_.FileSystem.from_efs_access_point(fs.add_access_point("Ap", path="/app"), "/mnt/x"))
+refused(
+    lambda: assertions.Template.from_stack(s),
+    r"invalid `filesystem`: it mounts the S3 Files access point Errors/Fs/Ap through `lambda\.FileSystem\.fromEfsAccessPoint\(\)`.*"
+    r"`LambdaMount\.onFunction\(\)`.*Python: .*lambda_\.FileSystem\.from_efs_access_point\(\).*LambdaMount\.on_function\(\)",
+)
+s, vpc = stack()
+fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
+refused(
+    lambda: batch.EcsJobDefinition(s, "Job", container=batch.EcsFargateContainerDefinition(
+        s, "C", image=ecs.ContainerImage.from_registry("public.ecr.aws/docker/library/busybox:latest"),
+        cpu=0.25, memory=cdk.Size.mebibytes(512),
+        volumes=[batch.EcsVolume.efs(name="data", container_path="/mnt/data", file_system=fs)],
+    )) and assertions.Template.from_stack(s),
+    r"invalid fileSystem \"Errors/Fs\": it is an S3 Files file system.*`BatchMount\.onJobDefinition\(\)`.*Python: .*BatchMount\.on_job_definition\(\)",
+)
+
+
+# 7. A user's own file system and access point classes, written in Python on the library's base
+#    classes, work with the mount adapters (the contracts are implementable in every language).
+class HandWiredFileSystem(S3FilesFileSystemBase):
+    def __init__(self, scope, id, vpc):
+        super().__init__(scope, id)
+        self._bucket = s3.Bucket(self, "Bucket", versioned=True)
+        l1 = s3files.CfnFileSystem(self, "Resource", bucket=self._bucket.bucket_arn, role_arn="arn:aws:iam::111111111111:role/s3files")
+        group = ec2.SecurityGroup(self, "MountTargets", vpc=vpc, allow_all_outbound=False)
+        self._mount_target = s3files.CfnMountTarget(
+            self, "MountTarget", file_system_id=l1.attr_file_system_id,
+            subnet_id=vpc.isolated_subnets[0].subnet_id, security_groups=[group.security_group_id],
+        )
+        self._id, self._arn, self._vpc = l1.attr_file_system_id, l1.attr_file_system_arn, vpc
+        self._connections = ec2.Connections(security_groups=[group], default_port=ec2.Port.tcp(2049))
+
+    @property
+    def file_system_id(self):
+        return self._id
+
+    @property
+    def file_system_arn(self):
+        return self._arn
+
+    @property
+    def mount_targets_available(self):
+        return self._mount_target
+
+    @property
+    def connections(self):
+        return self._connections
+
+    @property
+    def vpc(self):
+        return self._vpc
+
+    @property
+    def bucket(self):
+        return self._bucket
+
+
+class HandWiredAccessPoint(S3FilesAccessPointBase):
+    def __init__(self, scope, id, file_system):
+        super().__init__(scope, id)
+        self._l1 = s3files.CfnAccessPoint(self, "Resource", file_system_id=file_system.file_system_id,
+                                          root_directory=s3files.CfnAccessPoint.RootDirectoryProperty(path="/by-hand"))
+        self._file_system = file_system
+
+    @property
+    def access_point_id(self):
+        return self._l1.attr_access_point_id
+
+    @property
+    def access_point_arn(self):
+        return self._l1.attr_access_point_arn
+
+    @property
+    def file_system(self):
+        return self._file_system
+
+    @property
+    def available(self):
+        return self._l1
+
+
+s, vpc = stack()
+own_fs = HandWiredFileSystem(s, "Files", vpc)
+one_subnet = ec2.SubnetSelection(subnets=[vpc.isolated_subnets[0]])
+library_ap = S3FilesAccessPoint(s, "Ap", file_system=own_fs, path="/app")
+LambdaMount.on_function(lambda_.Function(s, "A", vpc=vpc, vpc_subnets=one_subnet, **FN), library_ap)
+own_ap = HandWiredAccessPoint(s, "ByHand", own_fs)
+LambdaMount.on_function(lambda_.Function(s, "B", vpc=vpc, vpc_subnets=one_subnet, **FN), own_ap, read_only=True)
+node_role = iam.Role(s, "NodeRole", assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"))
+own_ap.grant_mount(node_role, amazon_efs_utils=True)
+template = assertions.Template.from_stack(s).to_json()
+functions = {k: v for k, v in template["Resources"].items() if v["Type"] == "AWS::Lambda::Function" and "FileSystemConfigs" in v["Properties"]}
+if len(functions) != 2:
+    raise SystemExit(f"FAIL: expected two mounted functions, found {list(functions)}")
+statements = [st for r in template["Resources"].values() if r["Type"] == "AWS::IAM::Policy" for st in r["Properties"]["PolicyDocument"]["Statement"]]
+actions = {a for st in statements for a in ([st["Action"]] if isinstance(st["Action"], str) else st["Action"])}
+for needed in ("s3files:ClientMount", "s3files:ClientWrite", "s3files:GetAccessPoint", "s3:GetObject", "s3:ListBucket", "cloudwatch:PutMetricData"):
+    if needed not in actions:
+        raise SystemExit(f"FAIL: the Python classes' mounts lack {needed}: {sorted(actions)}")
+print(f"ok: a Python file system and access point class mount on two functions and a role ({len(statements)} statements)")
