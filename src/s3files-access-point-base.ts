@@ -7,7 +7,7 @@ import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } f
 import { refuseAwsCdkReference } from './private/compat';
 import { grantScoped } from './private/grants';
 import { invalid, spelled } from './private/messages';
-import { grantMount } from './private/mount-pipeline';
+import { checkClientAccount, grantMount } from './private/mount-pipeline';
 import { scopeActions } from './private/s3files-actions';
 import { IS3FilesAccessPoint } from './s3files-access-point-contract';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
@@ -53,6 +53,9 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
 
   public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
     const target = { fileSystemArn: this.fileSystem.fileSystemArn, accessPointArn: this.accessPointArn };
+    if (Construct.isConstruct(grantee.grantPrincipal)) {
+      checkClientAccount(grantee.grantPrincipal, `the role ${grantee.grantPrincipal.node.path}`, grantee, this.fileSystem, actions, this.accessPointArn);
+    }
     return grantScoped(this, grantee, scopeActions(this, actions, target), `${actions.join(', ')} through ${this.node.path}`,
       { ...target, write: actions.some((a) => /^s3files:(ClientWrite|Client\*|\*)$/.test(a)) });
   }

@@ -10,52 +10,24 @@ import { EFS_UTILS_METRIC_NAMESPACE, METRICS_INSIGHTS_FUNCTIONS } from './privat
 import { refuseAwsCdkReference } from './private/compat';
 import { grantScoped } from './private/grants';
 import { invalid } from './private/messages';
+import { checkClientAccount } from './private/mount-pipeline';
 import { scopeActions } from './private/s3files-actions';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
 
-/** Marks the library's own file system classes (not `instanceof`: a second copy of the library may be loaded). */
-const FILE_SYSTEM_BASE = Symbol.for('cdk-s3files-lambda.S3FilesFileSystemBase');
-
 /**
- * An S3 Files file system's grants and metrics, on top of what a subclass provides: its id, ARN,
- * `connections` and `mountTargetsAvailable`, and, when known, the rest of `IS3FilesFileSystem`'s
- * contract. Extend it to describe a file system this library does not create or import (in any
- * language): every mount adapter and `S3FilesAccessPoint` take it.
+ * The grants and metrics every file system class shares (a hidden base: its members appear on
+ * `S3FilesFileSystemBase` and `S3FilesFileSystem`, which declare the optional contract members
+ * their own way: optional for a user's subclass, always set on a created file system).
+ * @internal
  */
-export abstract class S3FilesFileSystemBase extends Resource implements IS3FilesFileSystem {
-  /**
-   * Whether `x` is a file system built on this class (created, imported, or a user's subclass).
-   * @param x any value
-   */
-  public static isS3FilesFileSystemBase(x: any): x is S3FilesFileSystemBase {
-    return x !== null && typeof x === 'object' && FILE_SYSTEM_BASE in x;
-  }
-
+export abstract class FileSystemGrantsAndMetrics extends Resource {
   public abstract readonly fileSystemId: string;
   public abstract readonly fileSystemArn: string;
   public abstract readonly mountTargetsAvailable: IDependable;
   public abstract readonly connections: ec2.Connections;
-  /** The VPC of the mount targets, when known. */
-  public readonly vpc?: ec2.IVpc;
-  /** A security group the mount targets admit on TCP 2049, when there is one. */
-  public readonly clientSecurityGroup?: ec2.ISecurityGroup;
-  /** The bucket the file system presents, when known. */
-  public readonly bucket?: s3.IBucket;
-  /** The key prefix of the bucket the file system presents. */
-  public readonly prefix?: string;
-  /** The bucket's SSE-KMS key, when known. */
-  public readonly bucketEncryptionKey?: kms.IKey;
-  /** The availability zones of the mount targets, when known. */
-  public readonly mountTargetAvailabilityZones?: string[];
 
-  /**
-   * @param scope the construct's scope
-   * @param id its id
-   * @param props where it lives (`environmentFromArn` for a file system of another account or region)
-   */
   constructor(scope: Construct, id: string, props: ResourceProps = {}) {
     super(scope, id, props);
-    Object.defineProperty(this, FILE_SYSTEM_BASE, { value: true });
     // aws-cdk-lib's EFS consumers (batch.EcsVolume.efs, ecs EFS volumes) read a ref of their own:
     // name the library's call instead of failing on an undefined property.
     refuseAwsCdkReference(this, 'fileSystemRef', () => invalid(this, 'fileSystem', this.node.path,
@@ -156,7 +128,7 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
    * documents none, and an alarm's unit that differs from the published one matches nothing.
    */
   private clientMetric(metricName: string, props: cloudwatch.MetricOptions = {}): cloudwatch.IMetric {
-    const bucket = this.bucket;
+    const bucket = (this as unknown as IS3FilesFileSystem).bucket;
     const dimensions: Record<string, string> = { ...props.dimensionsMap };
     if (dimensions.Bucket === undefined) {
       if (!bucket) {
@@ -199,7 +171,41 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
    */
   public _grant(grantee: iam.IGrantable, actions: string[], accessPointArn?: string, scope: IConstruct = this): iam.Grant {
     const scoped = scopeActions(scope, actions, { fileSystemArn: this.fileSystemArn, accessPointArn });
+    if (Construct.isConstruct(grantee.grantPrincipal)) {
+      checkClientAccount(grantee.grantPrincipal, `the role ${grantee.grantPrincipal.node.path}`, grantee, this as unknown as IS3FilesFileSystem,
+        scoped.flatMap((s) => s.actions), accessPointArn);
+    }
     return grantScoped(scope, grantee, scoped, `${actions.join(', ')} on ${this.node.path}`,
       { fileSystemArn: this.fileSystemArn, accessPointArn, write: scoped.some((s) => s.actions.includes('s3files:ClientWrite')) });
+  }
+}
+
+/**
+ * The base of a file system class of your own: an S3 Files file system this library does not
+ * create or import (in any language). Provide its id, ARN, `connections` and
+ * `mountTargetsAvailable`, and what else of `IS3FilesFileSystem`'s contract you know; it gets the
+ * grants and metrics, and every mount adapter and `S3FilesAccessPoint` take it.
+ */
+export abstract class S3FilesFileSystemBase extends FileSystemGrantsAndMetrics implements IS3FilesFileSystem {
+  /** The VPC of the mount targets, when known. */
+  public readonly vpc?: ec2.IVpc;
+  /** A security group the mount targets admit on TCP 2049, when there is one. */
+  public readonly clientSecurityGroup?: ec2.ISecurityGroup;
+  /** The bucket the file system presents, when known. */
+  public readonly bucket?: s3.IBucket;
+  /** The key prefix of the bucket the file system presents. */
+  public readonly prefix?: string;
+  /** The bucket's SSE-KMS key, when known. */
+  public readonly bucketEncryptionKey?: kms.IKey;
+  /** The availability zones of the mount targets, when known. */
+  public readonly mountTargetAvailabilityZones?: string[];
+
+  /**
+   * @param scope the construct's scope
+   * @param id its id
+   * @param props where it lives (`environmentFromArn` for a file system of another account or region)
+   */
+  constructor(scope: Construct, id: string, props: ResourceProps = {}) {
+    super(scope, id, props);
   }
 }

@@ -6,8 +6,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
-import { AccessPointRegistry } from './private/access-point-registry';
 import { checkSubnetIpFamilies, selectMountTargetSubnets } from './private/az-coverage';
+import { findState, stateOf } from './private/construct-state';
 import { DEFAULT_AVAILABILITY_TIMEOUT_SECONDS } from './private/custom-resource-contract';
 import { checkBucketLocation, createBucket } from './private/file-system-bucket';
 import { createBucketCleaner, createDeleteGuard, createWaiter } from './private/file-system-guard';
@@ -17,15 +17,18 @@ import { ImportedFileSystem } from './private/imported-file-system';
 import { invalid } from './private/messages';
 import { NFS_PORT } from './private/network';
 import { FileSystemRemoval, rejectSnapshot } from './private/removal-policy';
-import { acknowledgeServiceRoleFindings, SERVICE_PRINCIPAL, serviceRoleStatements } from './private/service-role';
+import { acknowledgeServiceRoleFindings, SERVICE_PRINCIPAL, ServiceRoleFileSystem, serviceRoleStatements } from './private/service-role';
 import { validateAvailabilityTimeout, validateBoolean, validatePrefix } from './private/validation';
 import { S3FilesWaiterProvider } from './private/waiter-provider';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
-import { S3FilesFileSystemBase } from './s3files-file-system-base';
+import { FileSystemGrantsAndMetrics } from './s3files-file-system-base';
 import { IS3FilesFileSystem, S3FilesFileSystemAttributes } from './s3files-file-system-contract';
 import { MountTargetIpAddressType, S3FilesFileSystemOptions, S3FilesFileSystemProps } from './s3files-file-system-props';
 
 const BRAND = Symbol.for('cdk-s3files-lambda.S3FilesFileSystem');
+
+/** The state, on a bucket a file system created, that names the bucket's cleaner. */
+const BUCKET_CLEANER = 'cdk-s3files-lambda.BucketCleaner';
 
 /**
  * An Amazon S3 Files file system over a general-purpose S3 bucket, with its service role,
@@ -46,7 +49,7 @@ const BRAND = Symbol.for('cdk-s3files-lambda.S3FilesFileSystem');
  *   accessPoint: appDir,
  * });
  */
-export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IResourceWithPolicy, AccessPointRegistry {
+export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3FilesFileSystem, iam.IResourceWithPolicy {
   /**
    * Imports an existing file system (created elsewhere, in another app or account, or by hand).
    *
@@ -72,10 +75,14 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
 
   public readonly fileSystemId: string;
   public readonly fileSystemArn: string;
-  /** The bucket the file system presents. */
-  public readonly bucket: s3.IBucket;
-  /** The key prefix of the bucket the file system presents ('' = whole bucket). */
-  public readonly prefix: string;
+  /** The contract members the public API types as optional, as this class always has them. */
+  private readonly created: { bucket: s3.IBucket; prefix: string; vpc: ec2.IVpc } = {} as { bucket: s3.IBucket; prefix: string; vpc: ec2.IVpc };
+  // Optional in type only (the contract's members are optional; jsii lets no implementation narrow
+  // them): a created file system always has each.
+  /** The bucket the file system presents (always set). */
+  public readonly bucket?: s3.IBucket;
+  /** The key prefix of the bucket the file system presents ('' = whole bucket; always set). */
+  public readonly prefix?: string;
   public readonly bucketEncryptionKey?: kms.IKey;
   /** The role S3 Files assumes to synchronise with the bucket (this generation's: a replacement gets a new one). */
   public readonly serviceRole: iam.IRole;
@@ -86,11 +93,11 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    * has one rule for it, so any number of clients costs no further rules, and clients in other
    * stacks only reference it (no rule in this stack names them).
    */
-  public readonly clientSecurityGroup: ec2.ISecurityGroup;
-  /** The VPC of the mount targets. */
-  public readonly vpc: ec2.IVpc;
-  /** The availability zones of the mount targets. */
-  public readonly mountTargetAvailabilityZones: string[];
+  public readonly clientSecurityGroup?: ec2.ISecurityGroup;
+  /** The VPC of the mount targets (always set). */
+  public readonly vpc?: ec2.IVpc;
+  /** The availability zones of the mount targets (always set). */
+  public readonly mountTargetAvailabilityZones?: string[];
   /** Completes when every mount target and access point of this stack is available and the file system policy is in place. */
   public readonly mountTargetsAvailable: IDependable;
   /** The file system policy resource: depend on it to use the file system only once its policy is in place. */
@@ -111,9 +118,9 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     // ---- validate what the props say before building anything
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     rejectSnapshot(this, 'removalPolicy', removalPolicy);
-    this.vpc = props.vpc;
-    this.prefix = props.prefix ?? '';
-    validatePrefix(this, this.prefix);
+    this.vpc = this.created.vpc = props.vpc;
+    this.prefix = this.created.prefix = props.prefix ?? '';
+    validatePrefix(this, this.created.prefix);
     this.availabilityTimeoutSeconds = validateAvailabilityTimeout(this,
       props.availabilityTimeout ?? Duration.seconds(DEFAULT_AVAILABILITY_TIMEOUT_SECONDS));
     if (props.bucket && props.noncurrentVersionExpiration) {
@@ -122,20 +129,20 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     }
     const allowMountsWithoutAccessPoint = validateBoolean(this, 'allowMountsWithoutAccessPoint', props.allowMountsWithoutAccessPoint ?? false);
     const ipAddressType = validateIpAddressType(this, props.mountTargetIpAddressType);
-    const targets = selectMountTargetSubnets(this, this.vpc, props.vpcSubnets);
+    const targets = selectMountTargetSubnets(this, this.created.vpc, props.vpcSubnets);
     if (ipAddressType) targets.forEach(({ subnet }) => checkSubnetIpFamilies(this, subnet, ipAddressType));
 
     // ---- the bucket, then the service role and the file system
     this.bucketEncryptionKey = props.bucketEncryptionKey ?? props.bucket?.encryptionKey;
-    this.bucket = props.bucket ?? createBucket(this, this.bucketEncryptionKey, props.noncurrentVersionExpiration);
-    checkBucketLocation(this, this.bucket);
+    this.bucket = this.created.bucket = props.bucket ?? createBucket(this, this.bucketEncryptionKey, props.noncurrentVersionExpiration);
+    checkBucketLocation(this, this.created.bucket);
     const replacement = this.replacementHash(props);
     const { role, policy: rolePolicy } = this.createServiceRole(replacement);
     this.serviceRole = role;
     this.resource = new s3files.CfnFileSystem(this, 'Resource', {
-      bucket: this.bucket.bucketArn,
+      bucket: this.created.bucket.bucketArn,
       roleArn: this.serviceRole.roleArn,
-      prefix: this.prefix === '' ? undefined : this.prefix,
+      prefix: this.created.prefix === '' ? undefined : this.created.prefix,
       kmsKeyId: this.fileSystemKeyId(props.fileSystemEncryptionKey),
       synchronizationConfiguration: synchronizationConfiguration(this, props),
       // Only when set: omitting it keeps the templates of everyone who never asked for it unchanged.
@@ -152,7 +159,7 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     this.removal.follow(role.node.defaultChild as iam.CfnRole);
     this.removal.follow(rolePolicy.node.defaultChild as iam.CfnPolicy);
     this.removal.tagForGuards(this.resource.cdkTagManager);
-    if (!props.bucket) this.removal.governBucket(this.bucket, () => this.retainedUserOfBucket());
+    if (!props.bucket) this.removal.governBucket(this.created.bucket, () => this.retainedUserOfBucket());
 
     // ---- the delete guard: everything using the file system depends on it, so on deletion it runs
     // after they are gone and deletes the file system itself (DESTROY only), without forceDelete.
@@ -166,7 +173,14 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     });
     provider.registerGuardedFileSystem({ logicalId, retained: () => !this.removal.destroys });
     if (!props.bucket) {
-      this.deleteGuard.node.addDependency(createBucketCleaner(this, provider, this.bucket, () => FileSystemRemoval.bucketDestroyed(this.bucket)));
+      const cleaner = createBucketCleaner(this, provider, this.created.bucket, () => this.removal.bucketDestroyed());
+      this.deleteGuard.node.addDependency(cleaner);
+      stateOf(this.created.bucket, BUCKET_CLEANER, () => cleaner);
+    } else {
+      // A bucket another file system of this app created: its cleaner runs only once this file
+      // system is deleted too (else it would find this one still listed and fail).
+      const cleaner = findState<CustomResource>(props.bucket, BUCKET_CLEANER);
+      if (cleaner) this.deleteGuard.node.addDependency(cleaner);
     }
 
     // ---- the network, the mount targets keyed by AZ, and the file system policy
@@ -192,9 +206,9 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     this.node.addValidation({ validate: () => validatePolicySize(this, rendered()) });
 
     // ---- the waiter: clients wait for it and for the policy, so first mounts meet the policy they are held to
-    if (props.bucket) provider.grantVerifyBucketVersioning(this.bucket);
+    if (props.bucket) provider.grantVerifyBucketVersioning(this.created.bucket);
     this.waiter = this.createWaiter(this, 'MountTargetsAvailable', provider, Lazy.list({ produce: () => this.accessPointIds }),
-      { name: this.bucket.bucketName, verifyVersioning: props.bucket !== undefined });
+      { name: this.created.bucket.bucketName, verifyVersioning: props.bucket !== undefined });
     // It also stands for the NFS rules being in place.
     this.waiter.node.addDependency(...mountTargets, network.securityGroup, network.clientSecurityGroup, ...network.rules);
     const ready = new DependencyGroup();
@@ -266,8 +280,8 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
         ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 's3files', resource: 'file-system', resourceName: '*' }) },
       }),
     });
-    const policy = new iam.Policy(this, `ServiceRolePolicy${replacement}`, { roles: [role], statements: serviceRoleStatements(this) });
-    acknowledgeServiceRoleFindings(this, policy);
+    const policy = new iam.Policy(this, `ServiceRolePolicy${replacement}`, { roles: [role], statements: serviceRoleStatements(this, this.serviceRoleView()) });
+    acknowledgeServiceRoleFindings(this, this.serviceRoleView(), policy);
     return { role, policy };
   }
 
@@ -278,10 +292,10 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
    */
   private createNetwork(given: ec2.ISecurityGroup | undefined) {
     const securityGroup = given ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
-      vpc: this.vpc, description: 'S3 Files mount targets: NFS (TCP 2049) only from the client security group', allowAllOutbound: false,
+      vpc: this.created.vpc, description: 'S3 Files mount targets: NFS (TCP 2049) only from the client security group', allowAllOutbound: false,
     });
     const clientSecurityGroup = new ec2.SecurityGroup(this, 'ClientSecurityGroup', {
-      vpc: this.vpc, description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)', allowAllOutbound: false,
+      vpc: this.created.vpc, description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)', allowAllOutbound: false,
     });
     const rules = [
       new ec2.CfnSecurityGroupIngress(this, 'NfsFromClients', {
@@ -305,10 +319,15 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
     return { securityGroup, clientSecurityGroup, rules, connections };
   }
 
+  /** What the service role's statements need of this file system. */
+  private serviceRoleView(): ServiceRoleFileSystem {
+    return { bucket: this.created.bucket, prefix: this.created.prefix, bucketEncryptionKey: this.bucketEncryptionKey };
+  }
+
   /** Another file system of the app on this construct's bucket whose final removal policy keeps it. */
   private retainedUserOfBucket(): IConstruct | undefined {
     return this.node.root.node.findAll().find((c): c is S3FilesFileSystem => S3FilesFileSystem.isS3FilesFileSystem(c) && c !== this
-      && (c.bucket === this.bucket || c.bucket.bucketArn === this.bucket.bucketArn) && !c.removal.destroys);
+      && (c.created.bucket === this.created.bucket || c.created.bucket.bucketArn === this.created.bucket.bucketArn) && !c.removal.destroys);
   }
 
   /**
@@ -321,8 +340,8 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase implements iam.IRes
   private replacementHash(props: S3FilesFileSystemOptions): string {
     const key = props.fileSystemEncryptionKey;
     const identity = Stack.of(this).resolve({
-      bucket: this.bucket.bucketName,
-      prefix: this.prefix,
+      bucket: this.created.bucket.bucketName,
+      prefix: this.created.prefix,
       // The other create-only properties, only when set: the ids of everyone else stay.
       ...(key ? { fileSystemKey: key.keyArn } : {}),
       ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),

@@ -247,7 +247,7 @@ describe('README: every CloudFormation property, and where it is set', () => {
 
 describe('README programs: cfn-lint', () => {
   // The Python and Java versions synthesize the same templates (test/bindings/run.sh compares them).
-  test('every README program\'s templates pass cfn-lint with no error', () => {
+  test('every README program\'s templates pass cfn-lint with no error [python tools]', () => {
     const programs = fs.readdirSync(path.join(root, 'examples', 'readme')).filter((f) => f.endsWith('.ts') && f !== 'worker.ts');
     expect(programs.length).toBeGreaterThanOrEqual(7);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-readme-lint-'));

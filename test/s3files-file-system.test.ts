@@ -1,4 +1,4 @@
-import { App, Duration, Lazy, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { App, Duration, Lazy, NestedStack, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -629,6 +629,25 @@ describe('S3FilesFileSystem: file system policy and grants', () => {
     expect(() => Template.fromStack(build(31).stack)).toThrow(/TestStack\/Files: invalid file system policy: .* about 20345 characters long, and S3 Files accepts at most 20000/);
   });
 
+  test('a role of a nested stack is measured in the nested stack (its ARN reaches the policy through an output), not at a fixed length', () => {
+    // GIVEN the per-role Deny for 30 roles of a nested stack, each with a 400-character path
+    const { stack, fs } = fileSystem();
+    const nested = new NestedStack(stack, 'Clients');
+    for (let i = 0; i < 30; i++) {
+      const role = new iam.Role(nested, `Client${i}`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), path: `/${'p'.repeat(398)}/` });
+      fs.addToResourcePolicy(new iam.PolicyStatement({
+        sid: `Client${i}OnlyThroughAccessPoints`,
+        effect: iam.Effect.DENY,
+        principals: [new iam.ArnPrincipal(role.roleArn)],
+        actions: ['s3files:ClientWrite'],
+        resources: [fs.fileSystemArn],
+      }));
+    }
+    // THEN resolved in the parent the ARNs are Fn::GetAtt <nested>.Outputs.*, and the estimate follows them:
+    // 30 x (a 400-character path) is over 20,000 characters, so the synth refuses it
+    expect(() => Template.fromStack(stack)).toThrow(/TestStack\/Files: invalid file system policy: .* about \d+ characters long, and S3 Files accepts at most 20000/);
+  });
+
   test('addToResourcePolicy statements are included, even when added after other grants', () => {
     // GIVEN
     const { stack, fs } = fileSystem();
@@ -1197,7 +1216,7 @@ describe('S3FilesFileSystem: data safety on removal', () => {
   ])('a created bucket given RETAIN of its own (%s) keeps it, and its data, under a DESTROY file system', (_how, retain) => {
     // GIVEN a DESTROY file system, WHEN its bucket alone is retained
     const { fs, template } = fileSystem({ removalPolicy: RemovalPolicy.DESTROY });
-    retain(fs.bucket);
+    retain(fs.bucket!);
     // THEN the bucket (and its policy) are retained, the cleaner empties nothing and has no right to
     const t = template();
     expect(only(t, 'AWS::S3::Bucket')[1]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });

@@ -308,8 +308,8 @@ describe('S3FilesMountedFunction: sharing', () => {
     const stack = newStack();
     const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
     // WHEN
-    new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeA', { vpc: fs.vpc }), 'Fn', { ...FN, s3FileSystem: fs });
-    new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeB', { vpc: fs.vpc }), 'Fn', { ...FN, s3FileSystem: fs });
+    new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeA', { vpc: fs.vpc! }), 'Fn', { ...FN, s3FileSystem: fs });
+    new S3FilesMountedFunction(new ec2.SecurityGroup(stack, 'ScopeB', { vpc: fs.vpc! }), 'Fn', { ...FN, s3FileSystem: fs });
     // THEN
     expect(stack.node.findChild('ScopeA').node.tryFindChild('FnAccessPoint')).toBeInstanceOf(S3FilesAccessPoint);
     expect(stack.node.findChild('ScopeB').node.tryFindChild('FnAccessPoint')).toBeInstanceOf(S3FilesAccessPoint);

@@ -8,7 +8,7 @@ const root = path.join(__dirname, '..');
 
 // The project's own shell (CI entry point, test:ci's phases, set-up, bindings, test servers) is
 // linted like the user data the library ships.
-describe('project shell scripts', () => {
+describe('project shell scripts [python tools]', () => {
   const scripts = ['.ci/run', ...['scripts', 'test/setup', 'test/bindings', 'test/servers']
     .flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.sh')).map((f) => `${dir}/${f}`))];
 

@@ -49,7 +49,7 @@ export class ExampleStack extends Stack {
         path: '/processor',
         posixUser: { uid: 1001, gid: 1001 },
       },
-      directS3Read: lambda.DirectS3Read.enabled(fileSystem.bucket),
+      directS3Read: lambda.DirectS3Read.enabled(fileSystem.bucket!),
     });
 
     new CfnOutput(this, 'FileSystemId', { value: fileSystem.fileSystemId });

@@ -56,7 +56,7 @@ export class ComparisonStack extends Stack {
       vpc,
       removalPolicy: props.removalPolicy,
     });
-    const bucket = this.fileSystem.bucket;
+    const bucket = this.fileSystem.bucket!;
     // Both S3 Files functions share one access point: /lambda owned by 1000:1000.
     const accessPoint = this.fileSystem.addAccessPoint('LambdaAccessPoint', { path: '/lambda' });
 

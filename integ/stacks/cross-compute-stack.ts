@@ -99,7 +99,7 @@ export class CrossComputeStack extends Stack {
     // RunTask has no service to carry the network: the caller passes these.
     const taskGroup = new ec2.SecurityGroup(this, 'ReaderSecurityGroup', { vpc, description: 'The cross-compute reader task' });
     this.taskSubnets = vpc.privateSubnets.map((s) => s.subnetId);
-    this.taskSecurityGroups = [taskGroup.securityGroupId, fileSystem.clientSecurityGroup.securityGroupId];
+    this.taskSecurityGroups = [taskGroup.securityGroupId, fileSystem.clientSecurityGroup!.securityGroupId];
 
     acknowledge(vpc, 'AwsSolutions-VPC7', 'Integ VPC torn down after each run; its only outbound traffic is the task\'s image pull.');
   }

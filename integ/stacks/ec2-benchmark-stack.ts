@@ -57,7 +57,7 @@ export class Ec2BenchmarkStack extends Stack {
     }
 
     this.fileSystem = new S3FilesFileSystem(this, 'FileSystem', { vpc, removalPolicy: props.removalPolicy });
-    const bucket = this.fileSystem.bucket;
+    const bucket = this.fileSystem.bucket!;
     const accessPoint = this.fileSystem.addAccessPoint('Bench', { path: ACCESS_POINT_PATH });
 
     this.instance = new ec2.Instance(this, 'Instance', {

@@ -16,3 +16,8 @@ export function stateOf<T>(scope: IConstruct, id: string, init: () => T): T {
   if (existing?.value !== undefined) return existing.value;
   return new State(scope as Construct, id, init()).value;
 }
+
+/** The state on `scope` under `id`, if some was kept. */
+export function findState<T>(scope: IConstruct, id: string): T | undefined {
+  return (scope.node.tryFindChild(id) as (IConstruct & { readonly value?: T }) | undefined)?.value;
+}

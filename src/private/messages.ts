@@ -98,7 +98,8 @@ export function describe(value: unknown): string {
 /** A backticked name: a prop path (`a.b`, `a[1].b`) or a call (`Class.method()`, `object.method()`). */
 const NAME = /`([A-Za-z][A-Za-z0-9]*(?:\[\d+\])?(?:\.[A-Za-z][A-Za-z0-9]*(?:\[\d+\])?)*)(\(\))?`/g;
 
-const snake = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+// Constants (`RemovalPolicy.RETAIN`) read the same in every language.
+const snake = (s: string) => (/^[A-Z0-9_]+$/.test(s) ? s : s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** aws-cdk-lib module prefixes a message may name (`lambda.FileSystem`), and their Go packages. */

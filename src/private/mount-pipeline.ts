@@ -67,7 +67,7 @@ export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Comp
   });
   if (compute.grantee) {
     checkSameRegion(scope, fs.node.path, literal(fs.env?.region), 'clients mount a file system only from a VPC in its region', 'mount it');
-    checkClientAccount(compute, compute.grantee, accessPoint, clientActions(options));
+    checkClientAccount(scope, what, compute.grantee, fs, clientActions(options), accessPoint.accessPointArn, compute.sameAccountOnly);
     checkAccessPointStack(scope, accessPoint, what);
     grantMount(scope, compute.grantee, accessPoint, options,
       { efsUtils: compute.efsUtils, directReads: compute.directReads, directReadNeed: compute.directReadNeed },
@@ -165,23 +165,24 @@ function literal(value: string | undefined): string | undefined {
  * cannot write (the S3 Files cross-account tutorial: "The mount fails without it"), so the warning
  * gives the statement. An environment-agnostic client stack cannot be compared: a warning says so.
  */
-function checkClientAccount(compute: Compute, grantee: iam.IGrantable, accessPoint: IS3FilesAccessPoint, actions: string[]): void {
-  const fs = accessPoint.fileSystem;
+export function checkClientAccount(
+  scope: IConstruct, what: string, grantee: iam.IGrantable, fs: IS3FilesFileSystem, actions: string[],
+  accessPointArn?: string, sameAccountOnly?: string,
+): void {
   const owner = literal(fs.env?.account);
-  const { scope, what } = compute;
   const stack = Stack.of(scope);
   if (owner === undefined) return;
   if (Token.isUnresolved(stack.account)) {
     warn(scope, 'fileSystemAccountUnchecked',
       `${fs.node.path} is in account ${owner} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that ${what} is deployed in that account. `
-      + (compute.sameAccountOnly
-        ? `${compute.sameAccountOnly}. Give the stack an \`env\` with \`account\` '${owner}'.`
+      + (sameAccountOnly
+        ? `${sameAccountOnly}. Give the stack an \`env\` with \`account\` '${owner}'.`
         : `From another account it mounts only once the owner's file-system policy allows its role (see the README, "Who can mount"). Give the stack an \`env\` with \`account\` '${owner}'.`));
     return;
   }
   if (stack.account === owner) return;
-  if (compute.sameAccountOnly) {
-    invalid(scope, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${compute.sameAccountOnly}`,
+  if (sameAccountOnly) {
+    invalid(scope, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${sameAccountOnly}`,
       `mount a file system of account ${stack.account}, or deploy ${what} in account ${owner}`);
   }
   const principal = grantee.grantPrincipal as Partial<iam.IRole>;
@@ -189,10 +190,10 @@ function checkClientAccount(compute: Compute, grantee: iam.IGrantable, accessPoi
     principals: [principal.roleArn ? new iam.ArnPrincipal(principal.roleArn) : grantee.grantPrincipal],
     actions,
     resources: [fs.fileSystemArn],
-    conditions: { StringEquals: { 's3files:AccessPointArn': accessPoint.accessPointArn } },
+    conditions: accessPointArn ? { StringEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined,
   });
   warn(scope, 'crossAccountFileSystem',
-    `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: the mount fails unless the owner's file-system policy allows this role `
+    `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: mounting fails unless the owner's file-system policy allows this role `
     + '(S3 Files evaluates it on every mount; this app grants only the identity side). The owner adds this statement to the file system\'s policy '
     + `(<Id.Attr> stands for that resource's attribute): ${JSON.stringify(readable(stack.resolve(statement.toStatementJson())))}. `
     + 'Direct reads of the bucket also need the owner\'s bucket policy to allow the role.');

@@ -35,6 +35,8 @@ const ATTRIBUTE_LENGTHS: Record<string, Record<string, number>> = {
 /** A Ref or Fn::GetAtt of anything else: its name or ARN at a generous length. */
 const OTHER_REF_LENGTH = 64;
 const OTHER_ATTRIBUTE_LENGTH = 100;
+/** A stack output the estimate cannot trace: as long as the longest IAM role ARN (path and name included). */
+const UNKNOWN_OUTPUT_LENGTH = 'arn:aws-us-gov:iam::'.length + 12 + ':role'.length + MAX_IAM_PATH + MAX_IAM_NAME;
 
 /** The longest ARN of an IAM role or user whose path and name are known literals or not. */
 function iamArnLength(kind: 'role' | 'user', path: unknown, name: unknown): number {
@@ -74,16 +76,27 @@ class References {
 
   public getAtt(logicalId: string, attribute: string): number {
     const resource = this.byLogicalId.get(logicalId);
+    // A nested stack's output (the parent's reference to a value of the nested stack): estimated there.
+    if (attribute.startsWith('Outputs.')) return this.nestedOutput(resource, attribute.slice('Outputs.'.length));
     if (resource instanceof iam.CfnRole && attribute === 'Arn') return iamArnLength('role', resource.path, resource.roleName);
     if (resource instanceof iam.CfnUser && attribute === 'Arn') return iamArnLength('user', resource.path, resource.userName);
     const type = (resource as { cfnResourceType?: string } | undefined)?.cfnResourceType;
     return (type ? ATTRIBUTE_LENGTHS[type]?.[attribute] : undefined) ?? OTHER_ATTRIBUTE_LENGTH;
   }
 
+  /** An output of the nested stack whose resource is `resource`, estimated in it; else the longest IAM ARN. */
+  private nestedOutput(resource: CfnElement | undefined, outputId: string): number {
+    const nested = resource && resource.stack.node.findAll()
+      .find((c): c is Stack => Stack.isStack(c) && c.nestedStackResource === resource);
+    const output = nested?.node.findAll()
+      .find((c): c is CfnOutput => c instanceof CfnOutput && Stack.of(c) === nested && nested.resolve(c.logicalId) === outputId);
+    return output ? new References(nested).length(nested!.resolve(output.value)) : UNKNOWN_OUTPUT_LENGTH;
+  }
+
   /** An export of another stack of the app, estimated there; else a generous ARN. */
   public importValue(name: unknown): number {
     const output = typeof name === 'string' ? this.exports.get(name) : undefined;
-    if (!output) return OTHER_ATTRIBUTE_LENGTH;
+    if (!output) return UNKNOWN_OUTPUT_LENGTH;
     const producer = Stack.of(output);
     return new References(producer).length(producer.resolve(output.value));
   }

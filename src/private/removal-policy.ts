@@ -17,10 +17,7 @@ export function rejectSnapshot(scope: IConstruct, prop: string, policy: RemovalP
 
 /** What the removal policy governs for one file system. */
 export class FileSystemRemoval {
-  /** True when a created bucket's final removal policy deletes it (then its cleaner empties it). */
-  public static bucketDestroyed(bucket: s3.IBucket): boolean {
-    return (bucket.node.defaultChild as CfnResource).cfnOptions.deletionPolicy === CfnDeletionPolicy.DELETE;
-  }
+  private bucketDecision?: () => { deletion?: CfnDeletionPolicy; replace?: CfnDeletionPolicy; keptFor?: IConstruct };
 
   constructor(private readonly scope: IConstruct, private readonly fileSystem: CfnResource) {
     scope.node.addValidation({
@@ -51,35 +48,71 @@ export class FileSystemRemoval {
 
   /**
    * A bucket the construct created follows the file system unless it was given a removal policy of
-   * its own (then that one counts); and it is kept when a RETAIN file system elsewhere in the app
-   * uses it too (the cleaner would wait for it in vain). Decided after every mutating aspect ran.
+   * its own (then that one counts: the prop, `applyRemovalPolicy`, `RemovalPolicies.of` over a scope
+   * that holds it); and it is kept, with a warning, when its final policy would delete it while a
+   * RETAIN file system elsewhere in the app uses it (the cleaner would wait for it in vain). Every
+   * value is read when the template is written, after every aspect of every stack has run, so the
+   * order in which aspects visit the tree does not matter.
    * @param retainedUser another file system of the app on this bucket whose final policy keeps it
    */
   public governBucket(bucket: s3.IBucket, retainedUser: () => IConstruct | undefined): void {
     const bucketCfn = bucket.node.defaultChild as CfnResource;
-    // Unset, so a removal policy the user gives the bucket later is recognised as theirs.
+    // Unset, so a removal policy given to the bucket later (by a prop, applyRemovalPolicy or an
+    // aspect on the bucket or a scope above it) is recognised as its own.
     bucketCfn.cfnOptions.deletionPolicy = undefined;
     bucketCfn.cfnOptions.updateReplacePolicy = undefined;
+    let own: { deletion?: CfnDeletionPolicy; replace?: CfnDeletionPolicy } | undefined;
+    // Runs on the bucket after every removal-policy aspect that reaches it (those run at lower
+    // priority on the same node): it records the bucket's own policy, and gives the L1 one so
+    // aws-cdk-lib's stateful-resource check passes; what the template says is the override below.
     Aspects.of(bucket).add({
       visit: (node) => {
-        if (!(node instanceof CfnResource) || (node !== bucketCfn && node !== bucket.policy?.node.defaultChild)) return;
-        const own = bucketCfn.cfnOptions;
-        const fs = this.fileSystem.cfnOptions;
-        const destroyed = own.deletionPolicy === undefined && fs.deletionPolicy === CfnDeletionPolicy.DELETE;
-        const keptFor = destroyed ? retainedUser() : undefined;
-        if (keptFor) {
-          node.cfnOptions.deletionPolicy = CfnDeletionPolicy.RETAIN;
-          node.cfnOptions.updateReplacePolicy = CfnDeletionPolicy.RETAIN;
-          if (node === bucketCfn) {
-            warn(this.scope, 'bucketKeptForRetainedFileSystem',
-              `the bucket this file system created is kept, although its removal policy is DESTROY: ${keptFor.node.path} uses it too and is retained (RemovalPolicy.RETAIN), `
-              + 'so the bucket is still in use when this stack is deleted. To delete the bucket with the stack, give that file system RemovalPolicy.DESTROY, or its own bucket.');
-          }
-          return;
-        }
-        node.cfnOptions.deletionPolicy = own.deletionPolicy ?? fs.deletionPolicy;
-        node.cfnOptions.updateReplacePolicy = own.updateReplacePolicy ?? fs.updateReplacePolicy;
+        if (node !== bucketCfn || own) return;
+        own = { deletion: bucketCfn.cfnOptions.deletionPolicy, replace: bucketCfn.cfnOptions.updateReplacePolicy };
+        bucketCfn.cfnOptions.deletionPolicy ??= CfnDeletionPolicy.RETAIN;
+        bucketCfn.cfnOptions.updateReplacePolicy ??= CfnDeletionPolicy.RETAIN;
       },
     }, { priority: AspectPriority.DEFAULT + 100 });
+    this.bucketDecision = () => {
+      const fs = this.fileSystem.cfnOptions;
+      const deletion = own?.deletion ?? fs.deletionPolicy;
+      const keptFor = deletion === CfnDeletionPolicy.DELETE ? retainedUser() : undefined;
+      return keptFor
+        ? { deletion: CfnDeletionPolicy.RETAIN, replace: CfnDeletionPolicy.RETAIN, keptFor }
+        : { deletion, replace: own?.replace ?? fs.updateReplacePolicy };
+    };
+    const decide = this.bucketDecision;
+    // Read when the template is written, after every aspect of every stack ran: the order in which
+    // aspects visited the file systems does not matter.
+    const follow = (resource: CfnResource) => {
+      resource.addOverride('DeletionPolicy', Lazy.string({ produce: () => decide().deletion }));
+      resource.addOverride('UpdateReplacePolicy', Lazy.string({ produce: () => decide().replace }));
+    };
+    follow(bucketCfn);
+    let warned = false;
+    let policyFollows = false;
+    this.scope.node.addValidation({
+      validate: () => {
+        // The bucket policy may be added after construction.
+        const policy = bucket.policy?.node.defaultChild;
+        if (policy instanceof CfnResource && !policyFollows) {
+          policyFollows = true;
+          follow(policy);
+        }
+        const keptFor = decide().keptFor;
+        if (keptFor && !warned) {
+          warned = true;
+          warn(this.scope, 'bucketKeptForRetainedFileSystem',
+            `the bucket this file system created is kept, although its removal policy is DESTROY: ${keptFor.node.path} uses it too and is retained (\`RemovalPolicy.RETAIN\`), `
+            + 'so the bucket is still in use when this stack is deleted. To delete the bucket with the stack, give that file system `RemovalPolicy.DESTROY`, or its own bucket.');
+        }
+        return [];
+      },
+    });
+  }
+
+  /** True when the created bucket's final removal policy deletes it (then its cleaner empties it). */
+  public bucketDestroyed(): boolean {
+    return this.bucketDecision?.().deletion === CfnDeletionPolicy.DELETE;
   }
 }

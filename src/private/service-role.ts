@@ -14,35 +14,35 @@ const SERVICE_ROLE_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Dec
 export const SERVICE_PRINCIPAL = 'elasticfilesystem.amazonaws.com';
 
 /** What the service role's policy names of its file system (the construct itself). */
-export interface ServiceRoleFileSystem extends IConstruct {
+export interface ServiceRoleFileSystem {
   readonly bucket: s3.IBucket;
   readonly prefix: string;
   readonly bucketEncryptionKey?: kms.IKey;
 }
 
 /** The service role's documented rights are wildcards by design; say why, on the policy only. */
-export function acknowledgeServiceRoleFindings(fileSystem: ServiceRoleFileSystem, policy: iam.Policy): void {
-  const stack = Stack.of(fileSystem);
+export function acknowledgeServiceRoleFindings(scope: IConstruct, fileSystem: ServiceRoleFileSystem, policy: iam.Policy): void {
+  const stack = Stack.of(scope);
   for (const action of ['s3:GetObject*', 's3:PutObject*', 's3:DeleteObject*']) {
     acknowledge(policy, `AwsSolutions-IAM5[Action::${action}]`,
       'S3 Files synchronises objects with their versions, tags and ACL-free metadata; these are the action families AWS documents for the file system role, limited to the objects under the prefix and the bucket account.');
   }
-  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, fileSystem.bucket.arnForObjects(`${fileSystem.prefix}*`))}]`,
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(scope, fileSystem.bucket.arnForObjects(`${fileSystem.prefix}*`))}]`,
     'The file system presents every object under its prefix, so the service role needs all of them (and only them).');
-  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, `arn:${stack.partition}:events:*:*:rule/DO-NOT-DELETE-S3-Files*`)}]`,
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(scope, `arn:${stack.partition}:events:*:*:rule/DO-NOT-DELETE-S3-Files*`)}]`,
     'The service names its EventBridge rules DO-NOT-DELETE-S3-Files*; the statement also requires events:ManagedBy = elasticfilesystem.amazonaws.com.');
-  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(scope, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
     'Read-only: the service describes rules and lists their targets to find its own. Without it S3-side changes silently never reach the file system.');
   acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
     'events:ListRules and events:ListRuleNamesByTarget have no resource-level permissions (AWS service authorization reference); read-only, the service lists rules to find its own.');
-  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, kmsKeyWildcard(stack))}]`,
+  acknowledge(policy, `AwsSolutions-IAM5[${findingResource(scope, kmsKeyWildcard(stack))}]`,
     'The S3 user guide\'s statement for the file-system role: any key of the account, only through S3 (kms:ViaService) and only for this bucket\'s objects '
     + '(kms:EncryptionContext:aws:s3:arn), so objects under a key this app does not know are synchronised too.');
 }
 
 /** The service role's rights: the bucket, the objects under the prefix, the EventBridge rules and the bucket's key. */
-export function serviceRoleStatements(fileSystem: ServiceRoleFileSystem): iam.PolicyStatement[] {
-  const stack = Stack.of(fileSystem);
+export function serviceRoleStatements(scope: IConstruct, fileSystem: ServiceRoleFileSystem): iam.PolicyStatement[] {
+  const stack = Stack.of(scope);
   const inBucketAccount = { StringEquals: { 'aws:ResourceAccount': fileSystem.bucket.env.account } };
   const statements = [
     new iam.PolicyStatement({

@@ -28,29 +28,33 @@ export function synthTemplates(build: (app: App) => void): Record<string, Templa
   return out;
 }
 
-let schemaIndex: Record<string, string> | undefined;
-const createOnlyCache = new Map<string, string[][]>();
-
-function schemaDir(): string {
-  const lib = path.join(__dirname, '..', '..', '.venv', 'lib');
-  const python = fs.readdirSync(lib).find((d) => d.startsWith('python'));
-  if (!python) throw new Error(`${lib} has no python*/ folder: run 'npx projen setup:python'`);
-  return path.join(lib, python, 'site-packages', 'cfnlint', 'data', 'schemas');
+/**
+ * What the lifecycle checks need of CloudFormation's resource schemas (settable, create-only and
+ * taggable properties), vendored from the schemas cfn-lint bundles so these suites run without the
+ * Python tools; test/validators/cfn-schema-facts.test.ts recomputes them from cfn-lint's schemas
+ * (and, with UPDATE_CFN_SCHEMA_FACTS=1, rewrites the file).
+ */
+export interface SchemaFacts {
+  readonly settable: string[];
+  readonly createOnly: string[][];
+  readonly taggable: boolean;
 }
 
-/** The resource schema cfn-lint bundles for a type. */
-function resourceSchema(type: string): any {
-  const dir = schemaDir();
-  schemaIndex ??= JSON.parse(fs.readFileSync(path.join(dir, 'providers', 'us-east-1.json'), 'utf8'));
-  const hash = schemaIndex![type];
-  if (!hash) throw new Error(`no cfn-lint schema for ${type}`);
-  return JSON.parse(fs.readFileSync(path.join(dir, 'resources', `${hash}.json`), 'utf8'));
+let facts: Record<string, SchemaFacts> | undefined;
+
+function factsOf(type: string): SchemaFacts {
+  facts ??= JSON.parse(fs.readFileSync(path.join(__dirname, 'cfn-schema-facts.json'), 'utf8'));
+  const found = facts![type];
+  if (!found) {
+    throw new Error(`no vendored schema facts for ${type}: add it to test/validators/cfn-schema-facts.test.ts and run it with UPDATE_CFN_SCHEMA_FACTS=1`);
+  }
+  return found;
 }
 
 /** Whether CloudFormation's schema gives a resource type a `Tags` property (custom resources: no). */
 export function isTaggable(type: string): boolean {
   if (type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource') return false;
-  return 'Tags' in (resourceSchema(type).properties ?? {});
+  return factsOf(type).taggable;
 }
 
 /**
@@ -58,31 +62,13 @@ export function isTaggable(type: string): boolean {
  * (e.g. `SynchronizationConfiguration.ImportDataRules`); read-only ones are left out.
  */
 export function settableProperties(type: string): string[] {
-  const schema = resourceSchema(type);
-  const readOnly = new Set((schema.readOnlyProperties ?? []).map((p: string) => p.replace('/properties/', '').replace(/\//g, '.')));
-  const out: string[] = [];
-  for (const [name, def] of Object.entries<any>(schema.properties ?? {})) {
-    if (readOnly.has(name)) continue;
-    const ref = def.$ref?.replace('#/definitions/', '');
-    const nested = ref ? schema.definitions?.[ref]?.properties : undefined;
-    if (nested && name !== 'Tags') {
-      for (const inner of Object.keys(nested)) if (!readOnly.has(`${name}.${inner}`)) out.push(`${name}.${inner}`);
-    } else {
-      out.push(name);
-    }
-  }
-  return out.sort();
+  return factsOf(type).settable;
 }
 
 /** Create-only property paths of a resource type (e.g. [['SubnetId'], ['RootDirectory', 'Path']]). */
 export function createOnlyProperties(type: string): string[][] {
   if (type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource') return [];
-  const cached = createOnlyCache.get(type);
-  if (cached) return cached;
-  const schema = resourceSchema(type);
-  const paths = (schema.createOnlyProperties ?? []).map((p: string) => p.replace(/^\/properties\//, '').split('/'));
-  createOnlyCache.set(type, paths);
-  return paths;
+  return factsOf(type).createOnly;
 }
 
 /** Logical ids a value references (Ref, Fn::GetAtt, Fn::Sub), resources only. */

@@ -1,10 +1,11 @@
-import { CfnWaitConditionHandle, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnWaitConditionHandle, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
-  changeSet, dataLossOnDelete, exportRefusals, inlinePolicyCharactersAfter, peakInlinePolicyCharacters, retainedFileSystemsOf, synthTemplates,
+  changeSet, dataLossOnDelete, dependsOnTransitively, exportRefusals, inlinePolicyCharactersAfter, peakInlinePolicyCharacters, retainedFileSystemsOf,
+  synthTemplates,
   Template,
 } from './cfn';
 import { LambdaMount, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions } from '../../src';
@@ -119,10 +120,10 @@ describe('a RETAIN file system on the bucket a DESTROY file system created (item
     expect(t.Resources[ofType(t, 'AWS::S3::BucketPolicy')[0]].DeletionPolicy).toBe('Retain');
     expect(t.Resources[ofType(t, 'Custom::S3FilesBucketCleaner')[0]].Properties.EmptyOnDelete).toBe('false');
     expect(t.Resources[ofType(t, 'Custom::S3FilesDeleteGuard')[0]].Properties.DeleteFileSystem).toBe('true');
-    expect(warnings).toEqual([expect.stringMatching(/^the bucket this file system created is kept, although its removal policy is DESTROY: Other\/Second uses it too and is retained .*give that file system RemovalPolicy\.DESTROY, or its own bucket\. \[ack: cdk-s3files-lambda:bucketKeptForRetainedFileSystem\]$/)]);
+    expect(warnings).toEqual([expect.stringMatching(/^the bucket this file system created is kept, although its removal policy is DESTROY: Other\/Second uses it too and is retained .*give that file system `RemovalPolicy\.DESTROY`, or its own bucket\. \[ack: cdk-s3files-lambda:bucketKeptForRetainedFileSystem\]$/)]);
   });
 
-  test('with both DESTROY, the bucket is deleted with the stack as before', () => {
+  test('with both DESTROY, the bucket is deleted with the stack as before, and its cleaner runs only once both file systems are gone', () => {
     const t = synthTemplates((a) => {
       const stack = new Stack(a, 'Storage');
       const vpc = isolatedVpc(stack);
@@ -130,6 +131,59 @@ describe('a RETAIN file system on the bucket a DESTROY file system created (item
       new S3FilesFileSystem(stack, 'Second', { vpc, bucket: first.bucket, prefix: 'second/', removalPolicy: RemovalPolicy.DESTROY });
     }).Storage;
     expect(t.Resources[ofType(t, 'AWS::S3::Bucket')[0]].DeletionPolicy).toBe('Delete');
+    const [cleaner] = ofType(t, 'Custom::S3FilesBucketCleaner');
+    expect(t.Resources[cleaner].Properties.EmptyOnDelete).toBe('true');
+    // CloudFormation deletes a resource only after everything that depends on it: both guards
+    // (each deletes its file system) depend on the cleaner, so it never meets a file system still listed.
+    const guards = ofType(t, 'Custom::S3FilesDeleteGuard');
+    expect(guards).toHaveLength(2);
+    guards.forEach((g) => expect(dependsOnTransitively(t, g).has(cleaner)).toBe(true));
+  });
+
+  // The removal policy counts however it is set; every decision is read after all aspects ran, in
+  // whatever order they visited the stacks (the review of issue 28 found these three).
+  test.each([
+    ['RemovalPolicies.of(the storage stack).destroy(), the RETAIN file system in another stack', (a: Construct) => {
+      const stack = new Stack(a, 'Storage');
+      const first = new S3FilesFileSystem(stack, 'First', { vpc: isolatedVpc(stack) });
+      RemovalPolicies.of(stack).destroy();
+      const other = new Stack(a, 'Other');
+      new S3FilesFileSystem(other, 'Second', { vpc: isolatedVpc(other), bucket: first.bucket, prefix: 'second/' });
+      return first;
+    }],
+    ['RemovalPolicies.of(one file system).destroy(), the other RETAIN in the same stack', (a: Construct) => {
+      const stack = new Stack(a, 'Storage');
+      const vpc = isolatedVpc(stack);
+      const first = new S3FilesFileSystem(stack, 'First', { vpc });
+      new S3FilesFileSystem(stack, 'Second', { vpc, bucket: first.bucket, prefix: 'second/' });
+      RemovalPolicies.of(first).destroy();
+      return first;
+    }],
+    ['RemovalPolicies.of(the other).retain() on a file system created with DESTROY', (a: Construct) => {
+      const stack = new Stack(a, 'Storage');
+      const vpc = isolatedVpc(stack);
+      const first = new S3FilesFileSystem(stack, 'First', { vpc, removalPolicy: RemovalPolicy.DESTROY });
+      const second = new S3FilesFileSystem(stack, 'Second', { vpc, bucket: first.bucket, prefix: 'second/', removalPolicy: RemovalPolicy.DESTROY });
+      RemovalPolicies.of(second).retain();
+      return first;
+    }],
+  ])('%s: the bucket is kept, the cleaner does not empty it, and the synth says why', (_name, build) => {
+    let first!: S3FilesFileSystem;
+    const t = synthTemplates((a) => { first = build(a); }).Storage;
+    const [bucket] = ofType(t, 'AWS::S3::Bucket');
+    expect(t.Resources[bucket]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(t.Resources[ofType(t, 'Custom::S3FilesBucketCleaner')[0]].Properties.EmptyOnDelete).toBe('false');
+    const warnings = first.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
+    expect(warnings).toEqual([expect.stringMatching(/uses it too and is retained .*\[ack: cdk-s3files-lambda:bucketKeptForRetainedFileSystem\]$/)]);
+  });
+
+  test('a removal policy set on the file-system type alone (applyToResourceTypes) reaches the created bucket', () => {
+    const t = synthTemplates((a) => {
+      const stack = new Stack(a, 'Storage');
+      new S3FilesFileSystem(stack, 'First', { vpc: isolatedVpc(stack) });
+      RemovalPolicies.of(stack).destroy({ applyToResourceTypes: ['AWS::S3Files::FileSystem'] });
+    }).Storage;
+    expect(t.Resources[ofType(t, 'AWS::S3::Bucket')[0]]).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
     expect(t.Resources[ofType(t, 'Custom::S3FilesBucketCleaner')[0]].Properties.EmptyOnDelete).toBe('true');
   });
 });

@@ -142,7 +142,7 @@ describe.each(ADAPTERS)('mount contract: $name', (adapter) => {
     }
     const client = adapter.mount(stack, vpc, accessPoint, 'Client');
     const [warning] = messagesOn(client).filter((m) => m.includes('crossAccountFileSystem'));
-    expect(warning).toMatch(/^Client\/Theirs is in account 222222222222 \(its ARN\) and .* in 111111111111: the mount fails unless the owner's file-system policy allows this role/);
+    expect(warning).toMatch(/^Client\/Theirs is in account 222222222222 \(its ARN\) and .* in 111111111111: mounting fails unless the owner's file-system policy allows this role/);
     // the statement names the role, the client actions, the file system, and the access point
     const statement = JSON.parse(/: (\{"Action".*\})\. Direct reads/.exec(warning)![1]);
     expect(statement).toEqual({

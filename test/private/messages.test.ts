@@ -77,6 +77,7 @@ describe('spellings of types, modules and members', () => {
       python: 'lambda_.FileSystem.from_efs_access_point()', java: 'FileSystem.fromEfsAccessPoint()', go: 'awslambda.FileSystem_FromEfsAccessPoint()',
     });
     expect(spellings('ec2.UserData.forLinux', true).python).toBe('ec2.UserData.for_linux()');
+    expect(spelled('use `RemovalPolicy.RETAIN`')).toBe('use `RemovalPolicy.RETAIN`');
     expect(spellings('fileSystem.grantRead', true)).toEqual({ python: 'file_system.grant_read()', java: 'fileSystem.grantRead()', go: 'fileSystem.GrantRead()' });
   });
 });

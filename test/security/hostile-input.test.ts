@@ -315,7 +315,7 @@ describe('hostile input accepted with a warning', () => {
     expect(found.some((w) => c.warning.test(w))).toBe(true);
   });
 
-  test('and every accepted case yields templates cfn-lint accepts', () => {
+  test('and every accepted case yields templates cfn-lint accepts [python tools]', () => {
     // GIVEN the accepted cases, synthesized
     expect(stacks.size).toBe(Object.keys(WARNED).length);
     const assembly = app.synth();

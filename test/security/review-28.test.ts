@@ -1,0 +1,64 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { EcsMount, LambdaMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { FN } from '../util/template';
+
+// Findings of the adversarial review of issue 28, each held by a test.
+
+const ENV = { account: '111111111111', region: 'us-east-1' };
+const warningsOf = (stack: Stack) => stack.node.findAll().flatMap((c) => c.node.metadata).filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
+
+describe('grants on another account\'s file system warn like mounts do', () => {
+  const theirs = (stack: Stack) => S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', {
+    fileSystemArn: 'arn:aws:s3files:us-east-1:222222222222:file-system/fs-0123456789abcdef0',
+  });
+
+  test('fileSystem.grantReadWrite(role) gives the statement the owner\'s file-system policy needs', () => {
+    const stack = new Stack(new App(), 'Client', { env: ENV });
+    const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
+    theirs(stack).grantReadWrite(role);
+    const [warning] = warningsOf(stack).filter((w) => w.includes('crossAccountFileSystem'));
+    expect(warning).toMatch(/Client\/Theirs is in account 222222222222 \(its ARN\) and the role Client\/Worker in 111111111111: mounting fails unless the owner's file-system policy allows this role/);
+    expect(warning).toMatch(/"Action":\["s3files:ClientMount","s3files:ClientWrite"\]/);
+  });
+
+  test('accessPoint.grantRead(role) names the access point in the statement; the same account warns nothing', () => {
+    const stack = new Stack(new App(), 'Client', { env: ENV });
+    const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
+    S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem: theirs(stack), accessPointId: 'fsap-0123456789abcdef0' }).grantRead(role);
+    expect(warningsOf(stack).filter((w) => w.includes('crossAccountFileSystem'))[0]).toMatch(/"s3files:AccessPointArn":"arn:aws:s3files:us-east-1:222222222222:file-system\/fs-0123456789abcdef0\/access-point\/fsap-0123456789abcdef0"/);
+    const own = new Stack(new App(), 'Own', { env: ENV });
+    const mine = S3FilesFileSystem.fromFileSystemAttributes(own, 'Mine', { fileSystemArn: 'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0' });
+    mine.grantReadWrite(new iam.Role(own, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }));
+    expect(warningsOf(own).filter((w) => /crossAccountFileSystem|fileSystemAccountUnchecked/.test(w))).toEqual([]);
+  });
+});
+
+describe('readOnly and one role imported in two stacks', () => {
+  test('a read-write mount of the same access point with the same role ARN, imported in another stack, draws the warning', () => {
+    // GIVEN one role, imported by ARN in a stack of readers and in a stack of workers
+    const app = new App();
+    const storage = new Stack(app, 'Storage', { env: ENV });
+    const vpc = new ec2.Vpc(storage, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'I', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const fs = new S3FilesFileSystem(storage, 'Files', { vpc });
+    const ap = fs.addAccessPoint('Shared', { path: '/shared' });
+    const arn = 'arn:aws:iam::111111111111:role/shared';
+    const readers = new Stack(app, 'Readers', { env: ENV });
+    const reader = new lambda.Function(readers, 'Reader', { ...FN, vpc, role: iam.Role.fromRoleArn(readers, 'Role', arn) });
+    LambdaMount.onFunction(reader, ap, { readOnly: true });
+    const workers = new Stack(app, 'Workers', { env: ENV });
+    const task = new ecs.FargateTaskDefinition(workers, 'Task', { taskRole: iam.Role.fromRoleArn(workers, 'Role', arn) });
+    task.addContainer('app', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:latest') });
+    // WHEN the workers mount it read-write
+    EcsMount.onTaskDefinition(task, ap);
+    // THEN the read-only function is told its role may write
+    Template.fromStack(readers);
+    expect(warningsOf(readers).filter((w) => w.includes('readOnlySharedRole'))).toEqual([
+      expect.stringMatching(/^`readOnly` is set, but the role arn:aws:iam::111111111111:role\/shared is also granted s3files:ClientWrite on this file system through the same access point/),
+    ]);
+  });
+});
