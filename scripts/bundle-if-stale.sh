@@ -9,5 +9,8 @@ bundles=0
 expected=$(node -e "const t=require('./.projen/tasks.json').tasks.bundle.steps; console.log(t.length)")
 if [ "$bundles" -lt "$expected" ]; then exec npx projen bundle; fi
 oldest=$(find assets -name index.js -printf '%T@\n' | sort -n | head -n 1)
-newer=$(find lambda integ/handlers src/private/custom-resource-contract.ts -name '*.ts' -newermt "@$oldest" -print -quit)
+# A source changed, or the installed packages did (npm rewrites node_modules/.package-lock.json on
+# every install that changes node_modules): bundle again.
+newer=$(find lambda integ/handlers src/private/custom-resource-contract.ts node_modules/.package-lock.json \
+  \( -name '*.ts' -o -name .package-lock.json \) -newermt "@$oldest" -print -quit)
 if [ -n "$newer" ]; then exec npx projen bundle; fi

@@ -16,7 +16,7 @@ const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
 const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Shared', {
   fileSystemId: 'fs-0123456789abcdef0',
   vpc,
-  availabilityZones: ['us-east-1a', 'us-east-1b'],
+  mountTargetAvailabilityZones: ['us-east-1a', 'us-east-1b'],
   // A group the mount targets admit on 2049 (or securityGroups: the mount targets' own groups).
   clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Clients', 'sg-0123456789abcdef0'),
   bucket: s3.Bucket.fromBucketName(stack, 'Bucket', 'shared-data-bucket'),
@@ -24,7 +24,6 @@ const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Shared', {
 const team = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Team', {
   fileSystem,
   accessPointId: 'fsap-0123456789abcdef0',
-  path: '/team',
 });
 
 const reader = new lambda.Function(stack, 'Reader', {

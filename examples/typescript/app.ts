@@ -70,14 +70,13 @@ export class ImportedStack extends Stack {
     const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(this, 'Shared', {
       fileSystemId: 'fs-0123456789abcdef0',
       vpc,
-      availabilityZones: ['us-east-1a', 'us-east-1b'],
+      mountTargetAvailabilityZones: ['us-east-1a', 'us-east-1b'],
       clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'Clients', 'sg-0123456789abcdef0'),
       bucket: s3.Bucket.fromBucketName(this, 'Bucket', 'shared-data-bucket'),
     });
     const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, 'Team', {
       fileSystem,
       accessPointId: 'fsap-0123456789abcdef0',
-      path: '/team',
     });
 
     const reader = new lambda.Function(this, 'Reader', {
@@ -103,14 +102,13 @@ export class OtherComputeStack extends Stack {
     const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(this, 'Shared', {
       fileSystemId: 'fs-0123456789abcdef0',
       vpc,
-      availabilityZones: ['us-east-1a', 'us-east-1b'],
+      mountTargetAvailabilityZones: ['us-east-1a', 'us-east-1b'],
       clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'Clients', 'sg-0123456789abcdef0'),
       bucket: s3.Bucket.fromBucketName(this, 'Bucket', 'shared-data-bucket'),
     });
     const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(this, 'Results', {
       fileSystem,
       accessPointId: 'fsap-0123456789abcdef0',
-      path: '/results',
     });
     const image = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
 

@@ -118,7 +118,7 @@ python_docs() {
   "$work/venv/bin/python" - <<'PY'
 import cdk_s3files_lambda as m
 doc = m.S3FilesAccessPoint.__doc__ or ""
-assert "Example::" in doc and 'shared.mount_on_task_definition(task_definition, container_path="/data", read_only=True)' in doc, doc
+assert "Example::" in doc and 'EcsMount.on_task_definition(task_definition, shared, container_path="/data", read_only=True)' in doc, doc
 print("S3FilesAccessPoint.__doc__ has its Python example")
 PY
 }
@@ -151,7 +151,7 @@ java_synth() {
 java_docs() {
   python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' \
     "$jar_dir/cdk-s3files-lambda-$lib_version-sources.jar" io/github/cdks3files/lambda/S3FilesAccessPoint.java \
-    | grep -F 'shared.mountOnTaskDefinition(taskDefinition, EcsMountOptions.builder().containerPath("/data").readOnly(true).build());'
+    | grep -F 'EcsMount.onTaskDefinition(taskDefinition, shared, EcsMountOptions.builder().containerPath("/data").readOnly(true).build());'
 }
 
 # --- TypeScript: the same sources, importing the compiled library by its package name ---------

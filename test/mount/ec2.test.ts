@@ -13,6 +13,11 @@ import { mountCommand, MOUNT_FUNCTION, MIN_EFS_UTILS_VERSION, PER_BOOT_SCRIPT } 
 import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/template';
 import { venvBin } from '../validators/templates';
 
+/** Temp directories the tests made, removed when the file's tests end. */
+const tempDirs: string[] = [];
+const afterCleanup = (dir: string) => tempDirs.push(dir);
+afterAll(() => tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
 const AMI = ec2.MachineImage.latestAmazonLinux2023();
 const TYPE = ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO);
 
@@ -626,7 +631,9 @@ function runScript(s: Scenario): Run {
 describe('the user-data script', () => {
   test('passes shellcheck [python tools]', () => {
     // GIVEN the script as an instance runs it
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 's3files-sc-')), 'user-data.sh');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-sc-'));
+    afterCleanup(dir);
+    const file = path.join(dir, 'user-data.sh');
     fs.writeFileSync(file, `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath: '/mnt/s3files', readOnly: false, timeoutSeconds: 600 })}\n`);
     // WHEN
     const lint = spawnSync(venvBin('shellcheck'), ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
@@ -674,7 +681,9 @@ describe('the user-data script', () => {
   });
 
   test('the per-boot script passes shellcheck [python tools]', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 's3files-sc-')), 'per-boot.sh');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-sc-'));
+    afterCleanup(dir);
+    const file = path.join(dir, 'per-boot.sh');
     fs.writeFileSync(file, PER_BOOT_SCRIPT);
     const lint = spawnSync(venvBin('shellcheck'), ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
     expect(lint.stdout + lint.stderr).toBe('');

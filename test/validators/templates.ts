@@ -220,12 +220,30 @@ export function synthesizeTemplates(): { outdir: string; templates: string[] } {
   const outdir = path.join(shared, 'validator-app');
   const done = path.join(shared, 'validator-app.done');
   fs.mkdirSync(shared, { recursive: true });
-  let mine = false;
-  try {
-    fs.mkdirSync(path.join(shared, 'validator-app.lock'));
-    mine = true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  const lock = path.join(shared, 'validator-app.lock');
+  const take = (): boolean => {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      return false;
+    }
+  };
+  // The holder died before finishing (a killed worker): its lock is stale, take it over.
+  const holderDead = (): boolean => {
+    const pid = Number(fs.readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }) || NaN);
+    if (!Number.isInteger(pid) || isAlive(pid)) return false;
+    fs.rmSync(lock, { recursive: true, force: true });
+    return true;
+  };
+  let mine = take();
+  const deadline = Date.now() + 300_000;
+  while (!mine && !fs.existsSync(done)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to synthesize the validator app into ${outdir}`);
+    mine = holderDead() && take();
+    if (!mine) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
   if (mine) {
     try {
@@ -237,15 +255,20 @@ export function synthesizeTemplates(): { outdir: string; templates: string[] } {
       throw e;
     }
   } else {
-    const deadline = Date.now() + 300_000;
-    while (!fs.existsSync(done)) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to synthesize the validator app into ${outdir}`);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-    }
     const state = fs.readFileSync(done, 'utf8');
     if (state !== 'ok') throw new Error(`the validator app failed to synthesize in another suite: ${state}`);
   }
   return { outdir, templates: templatesIn(outdir) };
+}
+
+/** Whether a process is alive. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function synthesizeInto(outdir: string): { outdir: string; templates: string[] } {
