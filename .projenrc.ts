@@ -45,6 +45,11 @@ const project = new awscdk.AwsCdkConstructLibrary({
     mavenGroupId: 'io.github.cdks3files',
     mavenArtifactId: 'cdk-s3files-lambda',
   },
+  // jsii writes the module into dist/go; the release pushes it to this repository (a placeholder
+  // until the project has its home: scripts/check-release-metadata.js refuses to release it).
+  publishToGo: {
+    moduleName: 'github.com/example/cdk-s3files-lambda-go',
+  },
 
   devDeps: [
     `aws-cdk@${CDK_CLI_VERSION}`,
