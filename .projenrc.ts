@@ -28,13 +28,14 @@ const project = new awscdk.AwsCdkConstructLibrary({
   release: true,
   releaseTrigger: release.ReleaseTrigger.continuous(),
   majorVersion: 0,
-  workflowNodeVersion: '20.x',
+  // Node.js 22 is the floor: jsii and the release tooling (commit-and-tag-version 13) require it.
+  workflowNodeVersion: '22.x',
 
   cdkVersion: CDK_VERSION,
   cdkVersionPinning: false,
   jsiiVersion: '~6.0.0',
   typescriptVersion: '~5.9.0',
-  minNodeVersion: '20.0.0',
+  minNodeVersion: '22.0.0',
 
   publishToPypi: {
     distName: 'cdk-s3files-lambda',
@@ -299,15 +300,27 @@ packageJava.spawn(seedMaven);
 packageJava.spawn(rosetta);
 packageJava.exec('jsii-pacmak -v --target java --maven-local-repository .m2-local');
 
-// The same packages as package:python and package:java, built in one go: one bundle, one
-// rosetta extract, one jsii-pacmak run for both targets.
+// Go: jsii writes the module (its own build check would run `go mod tidy` on the npm versions of
+// aws-cdk-lib, constructs and jsii-runtime, which the Go module proxy need not serve); the floor
+// script raises them to served releases; the bindings check builds it through the README programs.
+const goModule = 'node scripts/go-module-floor.js dist/go/cdks3fileslambda';
+const packageGo = project.tasks.tryFind('package:go')!;
+packageGo.reset();
+packageGo.spawn(rosetta);
+packageGo.exec('jsii-pacmak -v --target go --code-only');
+packageGo.exec(goModule);
+
+// The same packages as package:python, package:java and package:go, built in one go: one bundle,
+// one rosetta extract, one jsii-pacmak run for the Python and Java targets.
 project.addTask('test:bindings', {
-  description: 'Install the wheel and the jar, synthesize the examples and README snippets in TS/Python/Java, compare templates',
+  description: 'Install the wheel, the jar and the Go module, synthesize the examples and README programs in TS/Python/Java/Go, compare templates',
   steps: [
     { spawn: 'bundle' },
     { spawn: 'seed:maven' },
     { spawn: 'rosetta:extract' },
     { exec: 'jsii-pacmak -v --target python --target java --maven-local-repository .m2-local' },
+    { exec: 'jsii-pacmak -v --target go --code-only' },
+    { exec: goModule },
     { exec: 'bash test/bindings/run.sh' },
   ],
 });

@@ -16,6 +16,10 @@ const email = pkg.author?.email;
 if (!email || /@example\.(com|org|net)$/.test(email)) {
   problems.push(`author email ${JSON.stringify(email)} is a placeholder: set authorAddress in .projenrc.ts`);
 }
+const goModule = pkg.jsii?.targets?.go?.moduleName;
+if (goModule !== undefined && /\/example\//.test(goModule)) {
+  problems.push(`Go module ${JSON.stringify(goModule)} is a placeholder: set publishToGo.moduleName in .projenrc.ts to the repository the Go module is pushed to`);
+}
 if (problems.length > 0) {
   console.error(`Not releasing ${pkg.name}: ${file}\n  - ${problems.join('\n  - ')}\nThen run npx projen and commit.`);
   process.exit(1);

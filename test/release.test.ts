@@ -56,10 +56,14 @@ describe('the release metadata check', () => {
     expect(res.status).toBe(1);
     expect(res.stderr).toMatch(/repository "https:\/\/github.com\/example\/cdk-s3files-lambda.git" is a placeholder: set repositoryUrl in .projenrc.ts/);
     expect(res.stderr).toMatch(/author email "team@example.com" is a placeholder: set authorAddress/);
+    expect(res.stderr).toMatch(/Go module "github.com\/example\/cdk-s3files-lambda-go" is a placeholder: set publishToGo.moduleName/);
   });
 
   test('passes real metadata', () => {
-    const res = check({ name: 'x', repository: { url: 'https://github.com/acme/cdk-s3files-lambda.git' }, author: { name: 'Acme', email: 'oss@acme.dev' } });
+    const res = check({
+      name: 'x', repository: { url: 'https://github.com/acme/cdk-s3files-lambda.git' }, author: { name: 'Acme', email: 'oss@acme.dev' },
+      jsii: { targets: { go: { moduleName: 'github.com/acme/cdk-s3files-lambda-go' } } },
+    });
     expect(res.stderr).toBe('');
     expect(res.status).toBe(0);
   });

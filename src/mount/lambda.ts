@@ -95,7 +95,7 @@ export class LambdaMount {
         reason: options.directS3Read === undefined
           ? 'the grant of the default `directS3Read` (AUTO: Lambda reads large files straight from the bucket)'
           : 'the grant `directS3Read` asks for',
-        without: 'pass `directS3Read`: `DirectS3Read.enabledWithoutGrant()` (and grant the reads yourself) or `DirectS3Read.disabled()`',
+        without: 'pass `directS3Read`: `lambda.DirectS3Read.enabledWithoutGrant()` (and grant the reads yourself) or `lambda.DirectS3Read.disabled()`',
       },
       sameAccountOnly: 'Lambda mounts only "an Amazon S3 file system and mount targets in available state in the same account and AWS Region as your Lambda function" (Lambda developer guide)',
     }, options);
@@ -105,7 +105,7 @@ export class LambdaMount {
     if (options.directS3Read !== undefined && directRead.mode === 'AUTO' && !Token.isUnresolved(memory) && memory < AUTO_DIRECT_READ_MIN_MEMORY_MB) {
       warn(fn, 'autoDirectReadLowMemory',
         `\`memorySize\` is ${memory} MB and \`directS3Read\` is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. `
-        + `Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or \`DirectS3Read.enabled()\`.`);
+        + `Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or \`lambda.DirectS3Read.enabled()\`.`);
     }
   }
 }

@@ -14,7 +14,7 @@ export const WARNINGS = {
   accessPointFileSystemUnchecked: 'An access point imported by ARN on a file system whose id is only known at deploy time: the library cannot check they belong together.',
   accessPointInAnotherStack: 'An access point is mounted from another top-level stack than its own: its ARN is an export, which CloudFormation refuses to change or remove while in use.',
   asgNoUpdatePolicy: 'An Auto Scaling group without an update policy mounts: a changed mount reaches only new instances.',
-  autoDirectReadLowMemory: 'An explicit `DirectS3Read.auto()` on a function below 512 MB: Lambda turns direct reads on only from 512 MB.',
+  autoDirectReadLowMemory: 'An explicit `lambda.DirectS3Read.auto()` on a function below 512 MB: Lambda turns direct reads on only from 512 MB.',
   azCoverageUnknown: 'A client\'s subnets (and so its AZs) are only known at deploy time: the mount-target-per-AZ check cannot run.',
   bucketKeptForRetainedFileSystem: 'The bucket a `DESTROY` file system created is kept, because a `RETAIN` file system of the app uses it too.',
   clientVpcUnchecked: 'A client\'s subnets are in a VPC the library cannot compare with the mount targets\' VPC.',

@@ -23,20 +23,24 @@ cdk_version="$(node -p "require('./node_modules/aws-cdk-lib/package.json').versi
 lib_version="$(node -p "require('./package.json').version")"
 mvn_flags=(-B -q -ntp -Dstyle.color=never -Dmaven.repo.local="$m2")
 # The README's programs (examples/readme), one per line: output name, TypeScript file, Python
-# file, Java class. Each is synthesized in the three languages and the templates compared.
+# file, Java class, Go program (examples/readme/go/<dir>). Each is synthesized in the four
+# languages and the templates compared.
 # own-function: TypeScript bundles worker.ts with NodejsFunction (esbuild), Python and Java take
 # Code.fromAsset of worker/ (the same handler in JavaScript), so only that asset's hash differs,
 # and the comparison ignores asset hashes for every program.
 readme_programs=(
-  "readme quickstart.ts quickstart.py QuickStart"
-  "sharing sharing.ts sharing.py Sharing"
-  "own-function own-function.ts own_function.py OwnFunction"
-  "imported imported.ts imported.py Imported"
-  "other-compute other-compute.ts other_compute.py OtherCompute"
-  "monitoring monitoring.ts monitoring.py Monitoring"
-  "split-stacks split-stacks.ts split_stacks.py SplitStacks"
-  "one-access-point one-access-point.ts one_access_point.py OneAccessPoint"
+  "readme quickstart.ts quickstart.py QuickStart quickstart"
+  "sharing sharing.ts sharing.py Sharing sharing"
+  "own-function own-function.ts own_function.py OwnFunction ownfunction"
+  "imported imported.ts imported.py Imported imported"
+  "other-compute other-compute.ts other_compute.py OtherCompute othercompute"
+  "monitoring monitoring.ts monitoring.py Monitoring monitoring"
+  "split-stacks split-stacks.ts split_stacks.py SplitStacks splitstacks"
+  "one-access-point one-access-point.ts one_access_point.py OneAccessPoint oneaccesspoint"
 )
+# Node.js for a second pass of every binding program (BINDINGS_NODE24_BIN: a bin directory holding
+# node 24; .ci/run sets it): the programs must synthesize the same templates on it.
+node24="${BINDINGS_NODE24_BIN:-}"
 [[ "${BINDINGS_MAVEN_OFFLINE:-}" == "1" ]] && mvn_flags+=(-o)
 
 rm -rf "$work"
@@ -106,11 +110,12 @@ python_setup() {
   "$work/venv/bin/pip" freeze | grep -iE '^(aws-cdk-lib|constructs|jsii|publication|typeguard|cdk-s3files-lambda)[= @]'
 }
 python_synth() {
-  (cd examples/python && CDK_OUTDIR="$work/out/example-python" "$work/venv/bin/python" app.py)
-  local name ts py java
+  local suffix="${1:-}"
+  (cd examples/python && CDK_OUTDIR="$work/out/example-python$suffix" "$work/venv/bin/python" app.py)
+  local name ts py java go
   for program in "${readme_programs[@]}"; do
-    read -r name ts py java <<<"$program"
-    (cd examples/readme && CDK_OUTDIR="$work/out/$name-python" "$work/venv/bin/python" "$py")
+    read -r name ts py java go <<<"$program"
+    (cd examples/readme && CDK_OUTDIR="$work/out/$name-python$suffix" "$work/venv/bin/python" "$py")
   done
 }
 # help() shows the example in Python.
@@ -141,10 +146,14 @@ java_synth() {
   cp="$(cat "$work/java-classpath.txt")"
   # The README programs and test/bindings/Errors.java in one javac call.
   javac -d "$work/readme-java" -cp "$cp" examples/readme/*.java test/bindings/Errors.java
-  local name ts py java
+  java_run_readme ""
+}
+java_run_readme() {
+  local suffix="${1:-}" cp name ts py java go
+  cp="$(cat "$work/java-classpath.txt")"
   for program in "${readme_programs[@]}"; do
-    read -r name ts py java <<<"$program"
-    (cd examples/readme && CDK_OUTDIR="$work/out/$name-java" java -cp "$work/readme-java:$cp" "$java")
+    read -r name ts py java go <<<"$program"
+    (cd examples/readme && CDK_OUTDIR="$work/out/$name-java$suffix" java -cp "$work/readme-java:$cp" "$java")
   done
 }
 # javadoc shows the example in Java.
@@ -171,15 +180,39 @@ ts_synth() {
   # Type-check both once (strict), then run them without checking again.
   echo '{ "extends": "./tsconfig.json", "include": ["*.ts"] }' >"$dir/tsconfig.check.json"
   (cd "$dir" && "$root/node_modules/.bin/tsc" --noEmit -p tsconfig.check.json)
-  # All programs in one Node process (aws-cdk-lib loads once); each makes its own App, and an App
-  # reads CDK_OUTDIR when it is constructed.
-  local pairs=("app.ts=$work/out/example-typescript") name ts py java
+  ts_run ""
+}
+# All programs in one Node process (aws-cdk-lib loads once); each makes its own App, and an App
+# reads CDK_OUTDIR when it is constructed.
+ts_run() {
+  local suffix="${1:-}" dir="$work/ts"
+  local pairs=("app.ts=$work/out/example-typescript$suffix") name ts py java go
   for program in "${readme_programs[@]}"; do
-    read -r name ts py java <<<"$program"
-    pairs+=("$ts=$work/out/$name-typescript")
+    read -r name ts py java go <<<"$program"
+    pairs+=("$ts=$work/out/$name-typescript$suffix")
   done
   (cd "$dir" && TS_NODE_PROJECT=tsconfig.json node -r "$root/node_modules/ts-node/register/transpile-only" "$root/test/util/run-programs.js" "${pairs[@]}")
 }
+
+# --- Go: the module jsii generated (dist/go), required by the README programs' own module -----
+# A Go user requires github.com/aws/aws-cdk-go/awscdk/v2 >= v2.275.0: the oldest release at or
+# above the library's aws-cdk-lib floor that the Go module proxy serves (scripts/go-module-floor.js).
+go_setup() {
+  rm -rf "$work/go"
+  cp -r examples/readme/go "$work/go"
+  cp -r test/bindings/go-errors "$work/go/errors"
+  (cd "$work/go" && go mod edit -replace "github.com/example/cdk-s3files-lambda-go/cdks3fileslambda=$root/dist/go/cdks3fileslambda" \
+    && go mod tidy && go vet ./... && go build -o bin/ ./...)
+}
+go_synth() {
+  local suffix="${1:-}" name ts py java go
+  for program in "${readme_programs[@]}"; do
+    read -r name ts py java go <<<"$program"
+    (cd examples/readme && CDK_OUTDIR="$work/out/$name-go$suffix" "$work/go/bin/$go")
+  done
+}
+# What a Go user meets: the library's errors and warnings in Go's spelling.
+go_errors() { "$work/go/bin/errors"; }
 
 # Python, Java and TypeScript side by side (each mostly on one core); a failed step ends its chain.
 # What a Python user meets on bad input: the library's errors and warnings in Python's spelling.
@@ -192,8 +225,9 @@ python_all() {
 java_errors() { java -cp "$work/readme-java:$(cat "$work/java-classpath.txt")" Errors; }
 java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; step "java errors" java_errors; }
 ts_all() { step "typescript synth" ts_synth; }
+go_all() { step "go build" go_setup; step "go synth" go_synth; step "go errors" go_errors; }
 pids=()
-for chain in python_all java_all ts_all; do
+for chain in python_all java_all ts_all go_all; do
   ( "$chain" ) &
   pids+=($!)
 done
@@ -205,11 +239,17 @@ for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 compare_all() {
   local rc=0
   local name rest
-  for app in example "${readme_programs[@]}"; do
+  local suffix="${1:-}"
+  python3 test/bindings/compare_templates.py "typescript=$work/out/example-typescript" \
+    "python=$work/out/example-python$suffix" "java=$work/out/example-java$suffix" || rc=1
+  [[ -z "$suffix" ]] || python3 test/bindings/compare_templates.py "typescript=$work/out/example-typescript" \
+    "typescript$suffix=$work/out/example-typescript$suffix" || rc=1
+  local others
+  for app in "${readme_programs[@]}"; do
     read -r name rest <<<"$app"
-    app="$name"
-    python3 test/bindings/compare_templates.py "typescript=$work/out/$app-typescript" \
-      "python=$work/out/$app-python" "java=$work/out/$app-java" || rc=1
+    others=("python$suffix=$work/out/$name-python$suffix" "java$suffix=$work/out/$name-java$suffix" "go$suffix=$work/out/$name-go$suffix")
+    [[ -z "$suffix" ]] || others+=("typescript$suffix=$work/out/$name-typescript$suffix")
+    python3 test/bindings/compare_templates.py "typescript=$work/out/$name-typescript" "${others[@]}" || rc=1
   done
   return $rc
 }
@@ -222,6 +262,32 @@ fi
 printf '%-28s %5d s\n' "compare" $((SECONDS - start)) >>"$timings"
 echo "compare templates            ok"
 sed 's/^/    /' "$work/logs/compare.log"
+
+# --- the same programs on Node.js 24 (the runtime jsii runs the library in) ---------------------
+if [[ -n "$node24" ]]; then
+  node24_all() {
+    PATH="$node24:$PATH"
+    export PATH
+    [[ "$(node -p 'process.versions.node.split(".")[0]')" == 24 ]] || { echo "no Node.js 24 in $node24"; exit 1; }
+    local pids=() pid rc=0
+    ts_run -node24 & pids+=($!)
+    python_synth -node24 & pids+=($!)
+    java_run_readme -node24 & pids+=($!)
+    go_synth -node24 & pids+=($!)
+    for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+    return "$rc"
+  }
+  step "node 24: every program" node24_all
+  # Java's example app is built by Maven on the first pass only: compare what was run again.
+  cp -r "$work/out/example-java" "$work/out/example-java-node24"
+  if ! compare_all -node24 >"$work/logs/compare-node24.log" 2>&1; then
+    echo "compare templates (node 24)  FAILED"
+    cat "$work/logs/compare-node24.log"
+    exit 1
+  fi
+  echo "compare templates (node 24)  ok"
+  sed 's/^/    /' "$work/logs/compare-node24.log"
+fi
 echo "timings:"
 sed 's/^/    /' "$timings"
 echo "outputs: $work/out"

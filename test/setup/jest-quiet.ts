@@ -50,7 +50,7 @@ if (process.env.SHOW_HANDLER_LOGS !== '1') {
   filterHandlerLogs(process.stderr);
 }
 
-// Node 20 is this project's floor; the SDK's notice that its 2027 releases need Node 22 would print
+// On Node 20 (below this project's floor, 22) the SDK's notice that its 2027 releases need Node 22 would print
 // once per jest worker (README, "Development", says it once).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // npm and npx run by tests (npm pack, esbuild through npx) report errors, not warnings about the
