@@ -8,6 +8,6 @@ export enum S3FilesClientAction {
   MOUNT = 's3files:ClientMount',
   /** Write (`s3files:ClientWrite`); it mounts nothing without `MOUNT`. */
   WRITE = 's3files:ClientWrite',
-  /** Act as root (`s3files:ClientRootAccess`); without it a client's root is squashed. */
+  /** Act as root (`s3files:ClientRootAccess`); assumed from EFS, not yet seen in an account: without it a client's root is squashed. */
   ROOT_ACCESS = 's3files:ClientRootAccess',
 }

@@ -63,7 +63,8 @@ export interface ImportDataRule {
    */
   readonly prefix?: string;
   /**
-   * Files smaller than this are imported (0 to 48 TiB).
+   * Files smaller than this are imported: 0 to 52,673,613,135,872 bytes (about 47.9 TiB), the
+   * CloudFormation schema's maximum.
    * @default Size.kibibytes(128)
    */
   readonly sizeLessThan?: Size;

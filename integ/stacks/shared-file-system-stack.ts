@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -130,9 +130,13 @@ export class SharedFileSystemStack extends Stack {
       ...common,
       description: 'Hands root-owned, S3-born directories to the application user',
       code: lambda.Code.fromInline(OWNERSHIP_FIXER),
-      accessPointOptions: { path: '/app' },
+      // Chown needs root: an access point whose user is uid 0, with ClientRootAccess (assumed from
+      // EFS, not yet seen in an account). Through a 1000:1000 access point chown would fail (EPERM).
+      accessPointOptions: { path: '/app', posixUser: { uid: 0, gid: 0 } },
       rootAccess: true,
     });
+    Annotations.of(this.ownershipFixer).acknowledgeWarning('cdk-s3files-lambda:posixUserRoot',
+      'The ownership fixer is the one client that must act as root, and only chowns.');
 
     // cdk-nag: findings of the integ-only resources, acknowledged with their reasons.
     acknowledge(vpc, 'AwsSolutions-VPC7', 'Integ VPC with isolated subnets only (no internet route), torn down after each run.');

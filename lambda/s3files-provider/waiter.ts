@@ -224,7 +224,7 @@ export async function checkAvailability(
       ? `only ${verdict.activeMountTargets} of ${props.expectedMountTargetCount} expected mount targets exist; ` : '';
     const notReady = verdict.pending.length > 0 ? `still not available: ${verdict.pending.map(describeState).join('; ')}` : '';
     throw waitFailed(`timed out after ${props.timeoutSeconds} s waiting for file system ${fs}: ${missing}${notReady}. `
-      + 'Mount targets usually take 3-5 minutes; raise availabilityTimeout or check the resources in the S3 console.');
+      + 'Mount targets took 3-5 minutes in two third-party write-ups; raise availabilityTimeout or check the resources in the S3 console.');
   }
   deps.log.info('Waiting for mount targets and access points', summary);
   return { IsComplete: false };

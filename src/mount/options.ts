@@ -11,9 +11,10 @@ export interface S3FilesClientOptions {
   readonly readOnly?: boolean;
 
   /**
-   * Also grant `s3files:ClientRootAccess` (without it, a client acting as root is squashed). It
-   * matters only for a client acting as uid 0, i.e. through an access point whose POSIX user is 0:
-   * it does not let a non-root access point user act on root-owned (S3-born) entries.
+   * Also grant `s3files:ClientRootAccess`. Assumed from EFS, not yet seen in an account: without it
+   * a client acting as root is squashed, and it matters only for a client acting as uid 0 (through
+   * an access point whose POSIX user is 0); it does not let a non-root access point user act on
+   * root-owned (S3-born) entries.
    * @default false
    */
   readonly rootAccess?: boolean;

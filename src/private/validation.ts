@@ -151,7 +151,7 @@ export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration
   if (Token.isUnresolved(seconds)) return seconds;
   if (seconds < 60 || seconds > MAX_AVAILABILITY_TIMEOUT_SECONDS) {
     invalid(scope, 'availabilityTimeout', timeout, 'it must be between 1 and 55 minutes: CloudFormation gives a custom resource at most one hour, and the waiter needs a few minutes of it to report',
-      'use e.g. Duration.minutes(20); mount targets usually take 3-5 minutes');
+      'use e.g. `Duration.minutes(20)` (mount targets took 3-5 minutes in two third-party write-ups)');
   }
   return Math.ceil(seconds);
 }
