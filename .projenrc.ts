@@ -279,7 +279,9 @@ project.tasks.tryFind('package:js')!.prependSpawn(project.tasks.tryFind('bundle'
 // into the docstrings and the javadoc. Without it they would show TypeScript.
 const rosetta = project.addTask('rosetta:extract', {
   description: 'Compile and translate the @example blocks and README snippets into .jsii.tabl.json for jsii-pacmak',
-  exec: 'jsii-rosetta extract --compile .jsii',
+  // --strict: a README program or @example that does not compile fails the build (the README's
+  // programs are complete apps: their blocks use rosetta/program.ts-fixture, which adds nothing).
+  exec: 'jsii-rosetta extract --compile --strict .jsii',
 });
 const packagePython = project.tasks.tryFind('package:python')!;
 packagePython.reset();
@@ -318,7 +320,7 @@ project.addTask('test:bindings', {
     { spawn: 'bundle' },
     { spawn: 'seed:maven' },
     { spawn: 'rosetta:extract' },
-    { exec: 'jsii-pacmak -v --target python --target java --maven-local-repository .m2-local' },
+    { exec: 'jsii-pacmak -v --target js --target python --target java --maven-local-repository .m2-local' },
     { exec: 'jsii-pacmak -v --target go --code-only' },
     { exec: goModule },
     { exec: 'bash test/bindings/run.sh' },

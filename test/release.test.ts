@@ -61,7 +61,9 @@ describe('the release metadata check', () => {
 
   test('passes real metadata', () => {
     const res = check({
-      name: 'x', repository: { url: 'https://github.com/acme/cdk-s3files-lambda.git' }, author: { name: 'Acme', email: 'oss@acme.dev' },
+      name: 'x',
+      repository: { url: 'https://github.com/acme/cdk-s3files-lambda.git' },
+      author: { name: 'Acme', email: 'oss@acme.dev' },
       jsii: { targets: { go: { moduleName: 'github.com/acme/cdk-s3files-lambda-go' } } },
     });
     expect(res.stderr).toBe('');

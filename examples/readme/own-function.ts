@@ -1,8 +1,6 @@
-import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LambdaMount, S3FilesFileSystem } from 'cdk-s3files-lambda';
 
 const app = new App();
@@ -14,11 +12,12 @@ const vpc = new ec2.Vpc(storage, 'Vpc', {
 const fileSystem = new S3FilesFileSystem(storage, 'Files', { vpc });
 const reports = fileSystem.addAccessPoint('Reports', { path: '/reports' });
 
-// Your own function, in another stack, built however you like.
+// Your own function, in another stack, built however you like (here: the handler in worker/).
 const compute = new Stack(app, 'Compute');
-const worker = new nodejs.NodejsFunction(compute, 'Worker', {
-  entry: path.join(__dirname, 'worker.ts'),
+const worker = new lambda.Function(compute, 'Worker', {
   runtime: lambda.Runtime.NODEJS_24_X,
+  handler: 'index.handler',
+  code: lambda.Code.fromAsset('worker'),
   vpc,
   vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
 });

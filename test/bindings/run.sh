@@ -25,9 +25,8 @@ mvn_flags=(-B -q -ntp -Dstyle.color=never -Dmaven.repo.local="$m2")
 # The README's programs (examples/readme), one per line: output name, TypeScript file, Python
 # file, Java class, Go program (examples/readme/go/<dir>). Each is synthesized in the four
 # languages and the templates compared.
-# own-function: TypeScript bundles worker.ts with NodejsFunction (esbuild), Python and Java take
-# Code.fromAsset of worker/ (the same handler in JavaScript), so only that asset's hash differs,
-# and the comparison ignores asset hashes for every program.
+# own-function takes its handler from worker/ (Code.fromAsset, relative to where the program runs:
+# examples/readme, or for TypeScript the work directory, which gets a copy).
 readme_programs=(
   "readme quickstart.ts quickstart.py QuickStart quickstart"
   "sharing sharing.ts sharing.py Sharing sharing"
@@ -125,6 +124,12 @@ import cdk_s3files_lambda as m
 doc = m.S3FilesAccessPoint.__doc__ or ""
 assert "Example::" in doc and 'EcsMount.on_task_definition(task_definition, shared, container_path="/data", read_only=True)' in doc, doc
 print("S3FilesAccessPoint.__doc__ has its Python example")
+# The package description (PyPI, help()) is the README, its programs translated by rosetta.
+import importlib.metadata
+description = importlib.metadata.metadata("cdk-s3files-lambda").get_payload() or ""
+assert "non-compiling source" not in description, "the package description has untranslatable README code"
+assert 'S3FilesMountedFunction(stack, "Reader",' in description or "S3FilesMountedFunction(stack, \"Reader\"" in description, description[:3000]
+print("the package description shows the README's programs in Python, all compiled")
 PY
 }
 
@@ -158,9 +163,18 @@ java_run_readme() {
 }
 # javadoc shows the example in Java.
 java_docs() {
+  local sources="$jar_dir/cdk-s3files-lambda-$lib_version-sources.jar"
   python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' \
-    "$jar_dir/cdk-s3files-lambda-$lib_version-sources.jar" io/github/cdks3files/lambda/S3FilesAccessPoint.java \
+    "$sources" io/github/cdks3files/lambda/S3FilesAccessPoint.java \
     | grep -F 'EcsMount.onTaskDefinition(taskDefinition, shared, EcsMountOptions.builder().containerPath("/data").readOnly(true).build());'
+  # The package javadoc is the README, its programs translated by rosetta: none left uncompiled.
+  python3 - "$sources" <<'PY'
+import sys, zipfile
+doc = zipfile.ZipFile(sys.argv[1]).read("io/github/cdks3files/lambda/package-info.java").decode()
+assert "non-compiling source" not in doc, "the package javadoc has untranslatable README code"
+assert "S3FilesMountedFunction.Builder.create(stack, \"Reader\")" in doc, doc[:3000]
+print("the package javadoc shows the README's programs in Java, all compiled")
+PY
 }
 
 # --- TypeScript: the same sources, importing the compiled library by its package name ---------
@@ -168,12 +182,8 @@ ts_synth() {
   local dir="$work/ts"
   mkdir -p "$dir/node_modules/@types"
   cp examples/typescript/app.ts examples/typescript/tsconfig.json examples/readme/*.ts "$dir/"
-  # NodejsFunction (own-function.ts) bundles with the project's esbuild and wants a lock file, as
-  # in a user's project.
-  echo '{ "lockfileVersion": 3 }' >"$dir/package-lock.json"
+  cp -r examples/readme/worker "$dir/"
   mkdir -p "$dir/node_modules/.bin"
-  ln -s "$root/node_modules/esbuild" "$dir/node_modules/esbuild"
-  ln -s "$root/node_modules/.bin/esbuild" "$dir/node_modules/.bin/esbuild"
   ln -s "$root" "$dir/node_modules/cdk-s3files-lambda"
   ln -s "$root/node_modules/aws-cdk-lib" "$root/node_modules/constructs" "$dir/node_modules/"
   ln -s "$root/node_modules/@types/node" "$dir/node_modules/@types/node"
@@ -192,6 +202,18 @@ ts_run() {
     pairs+=("$ts=$work/out/$name-typescript$suffix")
   done
   (cd "$dir" && TS_NODE_PROJECT=tsconfig.json node -r "$root/node_modules/ts-node/register/transpile-only" "$root/test/util/run-programs.js" "${pairs[@]}")
+}
+
+# --- TypeScript as the README installs it: a fresh `cdk init` app, the packed tarball -------------
+# (`npm install <clone>` would link the clone, whose own aws-cdk-lib then splits the construct types.)
+ts_fresh_app() {
+  local app="$work/ts-app" tarball="$root/dist/js/cdk-s3files-lambda-$lib_version.tgz"
+  mkdir -p "$app"
+  (cd "$app" && "$root/node_modules/.bin/cdk" init app --language typescript \
+    && npm install --no-audit --no-fund "$tarball" \
+    && cp "$root/examples/readme/quickstart.ts" "bin/$(basename "$app").ts" \
+    && npx tsc --noEmit \
+    && CDK_OUTDIR="$work/out/readme-typescript-app" npx cdk synth --quiet)
 }
 
 # --- Go: the module jsii generated (dist/go), required by the README programs' own module -----
@@ -224,7 +246,7 @@ python_all() {
 # What a Java user meets: the same errors and warning, in the builders' spelling.
 java_errors() { java -cp "$work/readme-java:$(cat "$work/java-classpath.txt")" Errors; }
 java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; step "java errors" java_errors; }
-ts_all() { step "typescript synth" ts_synth; }
+ts_all() { step "typescript synth" ts_synth; step "typescript: cdk init + tarball" ts_fresh_app; }
 go_all() { step "go build" go_setup; step "go synth" go_synth; step "go errors" go_errors; }
 pids=()
 for chain in python_all java_all ts_all go_all; do
@@ -240,6 +262,8 @@ compare_all() {
   local rc=0
   local name rest
   local suffix="${1:-}"
+  [[ -n "$suffix" ]] || python3 test/bindings/compare_templates.py "typescript=$work/out/readme-typescript" \
+    "typescript-cdk-init=$work/out/readme-typescript-app" || rc=1
   python3 test/bindings/compare_templates.py "typescript=$work/out/example-typescript" \
     "python=$work/out/example-python$suffix" "java=$work/out/example-java$suffix" || rc=1
   [[ -z "$suffix" ]] || python3 test/bindings/compare_templates.py "typescript=$work/out/example-typescript" \

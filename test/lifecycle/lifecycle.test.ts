@@ -1,5 +1,3 @@
-import * as fs from 'fs';
-import * as path from 'path';
 import { App, Duration, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -10,6 +8,7 @@ import {
   allowsDeletingFileSystem, changeSet, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete, synthTemplates, Template,
 } from './cfn';
 import { ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+import { docsText } from '../util/docs';
 
 // Each test synthesizes an app before and after a change and checks what CloudFormation will do
 // between the two templates: what it replaces, removes and retains, and which rights a custom
@@ -208,7 +207,7 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     expect(changes.replaced.sort()).toEqual(ofType(before, 'AWS::S3Files::MountTarget'));
     expect(changes.removed).toEqual([]);
     // AND the README does not present it as working: it names the failure and the procedure
-    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const readme = docsText();
     expect(readme).toMatch(/\*\*Mount-target changes in an AZ that has one\*\* \(`vpcSubnets` to another subnet of the same AZ, `mountTargetIpAddressType`, `vpc`\) \| Create-only on the mount target: .*so the update fails .*two deploys, \(1\) drop its AZ from `vpcSubnets`.*`vpc` and `mountTargetIpAddressType` cannot change in place/);
   });
 
@@ -233,7 +232,7 @@ describe('mount targets keyed by AZ (defect 8)', () => {
     expect(before.Resources[fsId].Properties.SynchronizationConfiguration).toBeDefined();
     expect(after.Resources[fsId].Properties.SynchronizationConfiguration).toBeUndefined();
     // AND the docs do not claim a reset to defaults: they say it is not documented and what to do
-    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const readme = docsText();
     expect(readme).toMatch(/Removing both sync props .* drops `SynchronizationConfiguration` from the template; what the service then does is not documented/);
   });
 

@@ -16,7 +16,7 @@ const cache = new Map<string, Record<string, any>>();
 export function synthExample(file: string): Record<string, any> {
   if (!cache.has(file)) {
     const programs = cache.size === 0 ? [file]
-      : [file, ...fs.readdirSync(readme).filter((f) => f.endsWith('.ts') && f !== 'worker.ts' && f !== file && !cache.has(f))];
+      : [file, ...fs.readdirSync(readme).filter((f) => f.endsWith('.ts') && f !== file && !cache.has(f))];
     for (const [name, templates] of synthPrograms(programs)) cache.set(name, templates);
   }
   return cache.get(file)!;
@@ -28,7 +28,7 @@ function synthPrograms(files: string[]): Map<string, Record<string, any>> {
     for (const file of files) {
       const source = fs.readFileSync(path.join(readme, file), 'utf8')
         .replace(/from 'cdk-s3files-lambda'/g, `from '${path.join(root, 'src')}'`)
-        .replace(/path\.join\(__dirname, 'worker\.ts'\)/g, `'${path.join(readme, 'worker.ts')}'`);
+        .replace(/lambda\.Code\.fromAsset\('worker'\)/g, `lambda.Code.fromAsset('${path.join(readme, 'worker')}')`);
       fs.writeFileSync(path.join(dir, file), source);
     }
     // Each program in turn, with its own output directory (test/util/run-programs.js).

@@ -1,5 +1,5 @@
-// The worker of the README's "Your own function", as plain JavaScript for the Python and Java
-// programs (Code.fromAsset of this directory; TypeScript bundles worker.ts with NodejsFunction).
+// The worker of the README's "Your own function" (Code.fromAsset of this directory): it lists
+// the mount.
 const { readdir } = require('fs/promises');
 
 exports.handler = async () => readdir(process.env.MOUNT_PATH);
