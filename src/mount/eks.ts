@@ -444,7 +444,7 @@ function associate(scope: Construct, cluster: eks.ICluster, id: string, serviceA
 function podIdentityAgent(scope: Construct, cluster: eks.ICluster, install: boolean | undefined): IConstruct | undefined {
   if (cluster instanceof eks.Cluster) {
     // (aws-eks allows one Cluster per stack: an agent add-on anywhere in its stack is this cluster's)
-    const existing = Stack.of(cluster).node.findAll().find((c) => c instanceof eks.Addon && c.addonName === POD_IDENTITY_AGENT);
+    const existing = Stack.of(cluster).node.findAll().find((c) => c instanceof eks.CfnAddon && c.addonName === POD_IDENTITY_AGENT);
     if (existing) return existing;
     return install === false ? undefined : cluster.eksPodIdentityAgent;
   }
