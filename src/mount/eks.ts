@@ -330,7 +330,7 @@ export class EksMount {
 
     mountAccessPoint(accessPoint, {
       scope: driver.scope,
-      what: 'the cluster\'s nodes',
+      what: 'the cluster',
       grantee: driver.nodeRole,
       connectable: driver.nodes ?? refuseNoClusterSecurityGroup(cluster),
       launcher: manifest,
@@ -582,7 +582,7 @@ function grantDynamicProvisioning(cluster: eks.ICluster, driver: Driver, fs: IS3
     { ...remove, conditions: { Null: { [`aws:ResourceTag/${CLUSTER_TAG}`]: 'false' } } },
   ];
   const stack = Stack.of(scope);
-  checkClientAccount(scope, 'the cluster\'s nodes', driver.nodeRole, fs, CLIENT_READ_WRITE_ACTIONS);
+  checkClientAccount(scope, 'the cluster', driver.nodeRole, fs, CLIENT_READ_WRITE_ACTIONS);
   grantScoped(scope, driver.controllerRole, controller, `dynamic provisioning on ${fs.node.path}`, { fileSystemArn: fs.fileSystemArn, write: false });
   const owner = Construct.isConstruct(driver.controllerRole) ? driver.controllerRole : scope;
   acknowledge(owner, 'AwsSolutions-IAM5[Resource::*]',
@@ -609,5 +609,5 @@ function grantDynamicProvisioning(cluster: eks.ICluster, driver: Driver, fs: IS3
     { fileSystemArn: fs.fileSystemArn, accessPointArn: undefined, write: true });
   acknowledgeClientFindings(scope, driver.nodeRole, nodes);
   if (!driver.nodes) refuseNoClusterSecurityGroup(cluster);
-  openNfs(scope, fs, driver.nodes, undefined, 'the cluster\'s nodes');
+  openNfs(scope, fs, driver.nodes, undefined, 'the cluster');
 }

@@ -366,3 +366,16 @@ test('an imported cluster with a kubectl provider: the same manifests, through i
   // the nodes' AZs are unknown (no node group in this app): a warning says the AZ check could not run
   expect(warnings(stack).join('\n')).toMatch(/S\/Cluster's nodes are not known at synth time .*\[ack: cdk-s3files-lambda:azCoverageUnknown\]/);
 });
+
+test('a VPC of the same construct id in another stack is not taken for the nodes\' VPC (their subnets resolve alike)', () => {
+  // GIVEN an earlier stack of the app with a VPC named 'Vpc' too
+  const app = new App();
+  eksVpc(new Stack(app, 'Earlier', { env: ENV }));
+  const stack = new Stack(app, 'S', { env: ENV });
+  const vpc = eksVpc(stack);
+  const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
+  const cluster = newCluster(stack, vpc);
+  EksMount.installDriver(cluster, { addonVersion: VERSION });
+  // WHEN / THEN the mount is not refused for "another VPC"
+  expect(() => EksMount.onCluster(cluster, fileSystem.addAccessPoint('Data', { path: '/data' }), { claimName: 'data' })).not.toThrow();
+});
