@@ -36,6 +36,7 @@ readme_programs=(
   "monitoring monitoring.ts monitoring.py Monitoring"
   "split-stacks split-stacks.ts split_stacks.py SplitStacks"
   "one-access-point one-access-point.ts one_access_point.py OneAccessPoint"
+  "eks eks.ts eks.py Eks"
 )
 [[ "${BINDINGS_MAVEN_OFFLINE:-}" == "1" ]] && mvn_flags+=(-o)
 
