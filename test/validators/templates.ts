@@ -12,11 +12,11 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { ComparisonStack } from '../../integ/stacks/comparison-stack';
-import { newCluster } from '../util/eks';
 import { CrossComputeStack } from '../../integ/stacks/cross-compute-stack';
 import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
 import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, EksMount, ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
+import { newCluster } from '../util/eks';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
