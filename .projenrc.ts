@@ -75,6 +75,12 @@ const project = new awscdk.AwsCdkConstructLibrary({
     'jsii-pacmak@1.140.0',
     // test/architecture.test.ts: fails on any import cycle in src/.
     'madge',
+    // EKS tests only: aws-eks's Cluster needs a kubectl layer for its Kubernetes version (1.36 is the
+    // newest aws-cdk-lib's KubernetesVersion names); the library itself never depends on it.
+    '@aws-cdk/lambda-layer-kubectl-v36@2.0.1',
+    // test/mount/eks-manifests.test.ts: the Kubernetes v1.36.0 OpenAPI schemas, compiled into
+    // validators, and their types (MIT; test-only).
+    'kubernetes-models@5.1.0',
   ],
 
   // Shipped handlers live in lambda/ (bundled into assets/lambda/); the integ app's in integ/handlers/.

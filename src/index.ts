@@ -13,4 +13,5 @@ export * from './mount/ecs';
 export * from './mount/ec2';
 export * from './mount/batch';
 export * from './mount/agentcore';
+export * from './mount/eks';
 export * from './s3files-monitoring';

@@ -3,6 +3,7 @@ import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as eks from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -132,4 +133,41 @@ export function warningsOf(scope: IConstruct, prefix: string): Array<{ id: strin
     if (match && match[1].startsWith(prefix)) out.push({ id: match[1], text: (m.data as string).slice(0, match.index) });
   }
   return out;
+}
+
+/** An EKS cluster's VPC; undefined for a cluster imported without one (the getter throws). */
+export function clusterVpc(cluster: eks.ICluster): ec2.IVpc | undefined {
+  try {
+    return cluster.vpc;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An EKS cluster's cluster security group; undefined for a cluster imported without its id (the getter throws). */
+export function clusterSecurityGroup(cluster: eks.ICluster): ec2.ISecurityGroup | undefined {
+  try {
+    return cluster.clusterSecurityGroup;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a Fargate profile selects, and the cluster it belongs to (its name, unresolved). */
+export interface FargateSelection {
+  readonly clusterName: unknown;
+  readonly selectors: eks.Selector[];
+}
+
+/**
+ * What an aws-eks Fargate profile selects and for which cluster: aws-eks keeps them only in the
+ * properties of its custom resource (child `Resource`, whose CfnResource `Default` holds
+ * `Config.clusterName` and `Config.selectors`); undefined when it no longer does.
+ */
+export function fargateProfileSelection(profile: eks.FargateProfile): FargateSelection | undefined {
+  const cfn = profile.node.tryFindChild('Resource')?.node.defaultChild;
+  type Properties = { Config?: { clusterName?: unknown; selectors?: eks.Selector[] } };
+  const props = cfn instanceof CfnResource ? (cfn as unknown as { _cfnProperties?: Properties })._cfnProperties : undefined;
+  const config = props?.Config;
+  return config && Array.isArray(config.selectors) ? { clusterName: config.clusterName, selectors: config.selectors } : undefined;
 }

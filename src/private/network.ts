@@ -108,14 +108,20 @@ function vpcsOfSubnets(scope: IConstruct, subnetIds: unknown): Array<{ id: unkno
   const resolved = stack.resolve(subnetIds);
   if (!Array.isArray(resolved)) return [];
   const vpcs = scope.node.root.node.findAll().filter(isVpc);
-  const owners = new Map<string, ec2.IVpc>();
+  // Resolved here, two VPCs of different stacks with the same construct ids give the same
+  // { Ref: <logical id> }: such an id is ambiguous and tells no VPC.
+  const owners = new Map<string, Set<ec2.IVpc>>();
   for (const v of vpcs) {
     for (const subnet of [...v.publicSubnets, ...v.privateSubnets, ...v.isolatedSubnets]) {
       const key = JSON.stringify(stack.resolve(subnet.subnetId));
-      if (!owners.has(key)) owners.set(key, v);
+      owners.set(key, (owners.get(key) ?? new Set()).add(v));
     }
   }
-  return resolved.map((id) => ({ id, vpc: owners.get(JSON.stringify(id)) }));
+  const ownerOf = (id: unknown) => {
+    const found = owners.get(JSON.stringify(id));
+    return found?.size === 1 ? [...found][0] : undefined;
+  };
+  return resolved.map((id) => ({ id, vpc: ownerOf(id) }));
 }
 
 function isVpc(c: IConstruct): c is ec2.IVpc & IConstruct {

@@ -12,10 +12,12 @@ from aws_cdk import assertions
 from aws_cdk import aws_batch as batch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
+from aws_cdk import aws_eks as eks
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from cdk_s3files_lambda import (
+    EksMount,
     LambdaMount,
     PosixUser,
     S3FilesAccessPoint,
@@ -212,3 +214,106 @@ for needed in ("s3files:ClientMount", "s3files:ClientWrite", "s3files:GetAccessP
     if needed not in actions:
         raise SystemExit(f"FAIL: the Python classes' mounts lack {needed}: {sorted(actions)}")
 print(f"ok: a Python file system and access point class mount on two functions and a role ({len(statements)} statements)")
+
+
+# --- EKS: the refusals at synth, in Python's spelling ------------------------------------------
+# (A real Cluster takes any ILayerVersion as its kubectl layer: a layer imported by ARN stands in
+# for the kubectl layer package, which the wheel's users install themselves.)
+ENV = cdk.Environment(account="111111111111", region="us-east-1")
+
+
+def eks_app():
+    s = cdk.Stack(cdk.App(), "Kubernetes", env=ENV)
+    vpc = ec2.Vpc(s, "Vpc", max_azs=2, nat_gateways=1)
+    fs = S3FilesFileSystem(s, "Files", vpc=vpc, vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS))
+    return s, vpc, fs, fs.add_access_point("Data", path="/data")
+
+
+def real_cluster(s, vpc, fargate=False, **kwargs):
+    layer = lambda_.LayerVersion.from_layer_version_arn(s, "Layer", "arn:aws:lambda:us-east-1:111111111111:layer:kubectl:1")
+    if fargate:
+        return eks.FargateCluster(s, "Cluster", vpc=vpc, version=eks.KubernetesVersion.V1_36, kubectl_layer=layer)
+    return eks.Cluster(s, "Cluster", vpc=vpc, version=eks.KubernetesVersion.V1_36, kubectl_layer=layer, default_capacity=0, **kwargs)
+
+
+def their_cluster(s, vpc):
+    provider = eks.KubectlProvider.from_kubectl_provider_attributes(
+        s, "Kubectl",
+        function_arn="arn:aws:lambda:us-east-1:111111111111:function:kubectl-provider",
+        kubectl_role_arn="arn:aws:iam::111111111111:role/kubectl",
+        handler_role=iam.Role.from_role_arn(s, "KubectlHandler", "arn:aws:iam::111111111111:role/kubectl-handler"),
+    )
+    return eks.Cluster.from_cluster_attributes(s, "Theirs", cluster_name="theirs", vpc=vpc, cluster_security_group_id="sg-0c1a57e5000000000",
+                                               kubectl_provider=provider)
+
+
+def eks_below_three():
+    s, vpc, _fs, _ap = eks_app()
+    EksMount.install_driver(their_cluster(s, vpc), addon_version="v2.1.9-eksbuild.1")
+
+
+refused(eks_below_three, r'invalid addonVersion "v2\.1\.9-eksbuild\.1": "Amazon S3 Files support in Amazon EFS CSI driver starts from version 3\.0\.0".*Python: addon_version')
+
+
+def eks_no_driver():
+    s, vpc, _fs, ap = eks_app()
+    EksMount.on_cluster(their_cluster(s, vpc), ap, claim_name="data")
+
+
+refused(eks_no_driver, r"the library does not know how the Amazon EFS CSI driver.*Fix: call `EksMount\.installDriver\(\)` first.*Python: .*EksMount\.install_driver\(\)")
+
+
+def eks_other_vpc():
+    s, _vpc, _fs, ap = eks_app()
+    cluster = real_cluster(s, ec2.Vpc(s, "ClusterVpc", max_azs=2, nat_gateways=1))
+    EksMount.install_driver(cluster, addon_version="v3.0.0-eksbuild.1")
+    EksMount.on_cluster(cluster, ap, claim_name="data")
+
+
+refused(eks_other_vpc, r'invalid vpc "Kubernetes/ClusterVpc": the cluster is in another VPC than the mount targets')
+
+
+def eks_fargate_only():
+    s, vpc, _fs, ap = eks_app()
+    cluster = real_cluster(s, vpc, fargate=True)
+    EksMount.install_driver(cluster, addon_version="v3.0.0-eksbuild.1")
+    EksMount.on_cluster(cluster, ap, claim_name="data", namespace="app")
+    assertions.Template.from_stack(s)
+
+
+refused(eks_fargate_only, r"its pods run on Fargate only, and \"EKS Fargate doesn't support S3 Files\".*Python: cluster\.add_nodegroup_capacity\(\)")
+
+
+def eks_fargate_profile():
+    s, vpc, _fs, ap = eks_app()
+    cluster = real_cluster(s, vpc)
+    cluster.add_nodegroup_capacity("Nodes", min_size=1)
+    cluster.add_fargate_profile("Batch", selectors=[eks.Selector(namespace="batch")])
+    EksMount.install_driver(cluster, addon_version="v3.0.0-eksbuild.1")
+    EksMount.on_cluster(cluster, ap, claim_name="data", namespace="batch")
+    assertions.Template.from_stack(s)
+
+
+refused(eks_fargate_profile, r'invalid namespace "batch": the Fargate profile Kubernetes/Cluster/fargate-profile-Batch selects every pod of it')
+
+
+def eks_windows_only():
+    s, vpc, _fs, ap = eks_app()
+    cluster = real_cluster(s, vpc)
+    cluster.add_nodegroup_capacity("Windows", ami_type=eks.NodegroupAmiType.WINDOWS_CORE_2022_X86_64)
+    EksMount.install_driver(cluster, addon_version="v3.0.0-eksbuild.1")
+    EksMount.on_cluster(cluster, ap, claim_name="data")
+    assertions.Template.from_stack(s)
+
+
+refused(eks_windows_only, r'invalid amiType "WINDOWS_CORE_2022_x86_64": the cluster\'s managed node groups are all Windows.*Python: ami_type')
+
+
+def eks_gid_range():
+    s, vpc, fs, _ap = eks_app()
+    cluster = their_cluster(s, vpc)
+    EksMount.install_driver(cluster, existing_driver_version="3.4.1")
+    EksMount.add_storage_class(cluster, fs, storage_class_name="s3files", gid_range_start=1000)
+
+
+refused(eks_gid_range, r"invalid gidRangeStart 1000: the driver takes a custom group id range only with both ends.*Python: gid_range_start, gid_range_end")

@@ -36,6 +36,7 @@ readme_programs=(
   "monitoring monitoring.ts monitoring.py Monitoring monitoring"
   "split-stacks split-stacks.ts split_stacks.py SplitStacks splitstacks"
   "one-access-point one-access-point.ts one_access_point.py OneAccessPoint oneaccesspoint"
+  "eks eks.ts eks.py Eks eks"
 )
 # Node.js for a second pass of every binding program (BINDINGS_NODE24_BIN: a bin directory holding
 # node 24; .ci/run sets it): the programs must synthesize the same templates on it.

@@ -7,7 +7,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
-import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, IS3FilesAccessPoint, LambdaMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, EksMount, IS3FilesAccessPoint, LambdaMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { importedCluster } from '../util/eks';
 import { FN, isolatedVpc, warnings } from '../util/template';
 
 // One contract, every mount adapter: what each compute gets and is refused the same way (issue 28:
@@ -98,6 +99,19 @@ const ADAPTERS: Adapter[] = [
       return runtime;
     },
   },
+  {
+    // A cluster of another app (its kubectl provider), whose driver's node role is the role mounting;
+    // the mount's messages are on the cluster's driver construct.
+    name: 'EKS (EksMount.onCluster)',
+    sameAccountOnly: false,
+    efsUtils: true,
+    mount: (stack, vpc, ap, id, o = {}) => {
+      const cluster = importedCluster(stack, vpc, id);
+      EksMount.installDriver(cluster, { existingDriverVersion: '3.4.1', nodeRole: o.role });
+      EksMount.onCluster(cluster, ap, { claimName: id.toLowerCase(), readOnly: o.readOnly });
+      return cluster.node.findChild('S3FilesCsiDriver');
+    },
+  },
 ];
 
 const ENV = { account: '111111111111', region: 'us-east-1' };
@@ -117,6 +131,8 @@ function imported(stack: Stack, fileSystemArn: string) {
     vpc,
     bucket: s3.Bucket.fromBucketName(stack, 'Bucket', 'their-bucket'),
     clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Clients', 'sg-0123456789abcdef0'),
+    // (EKS nodes cannot join the client group: their cluster security group gets a rule on the mount targets' group)
+    securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'MountTargets', 'sg-0123456789abcdef1')],
   });
   const accessPoint = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', {
     fileSystem, accessPointArn: `${fileSystemArn}/access-point/fsap-0123456789abcdef0`,
@@ -149,7 +165,7 @@ describe.each(ADAPTERS)('mount contract: $name', (adapter) => {
       Action: ['s3files:ClientMount', 's3files:ClientWrite'],
       Condition: { StringEquals: { 's3files:AccessPointArn': `${FOREIGN_FS}/access-point/fsap-0123456789abcdef0` } },
       Effect: 'Allow',
-      Principal: { AWS: expect.stringMatching(/^<Client[A-Za-z]*Role[0-9A-F]{8}\.Arn>$/) },
+      Principal: { AWS: expect.stringMatching(/^<Client[A-Za-z0-9]*Role[0-9A-F]{8}\.Arn>$/) },
       Resource: FOREIGN_FS,
     });
   });

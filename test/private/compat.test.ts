@@ -4,15 +4,18 @@ import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as eks from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
-  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, directS3ReadOf, isImmutablePrincipal, lambdaAutoSecurityGroup,
+  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, fargateProfileSelection,
+  isImmutablePrincipal, lambdaAutoSecurityGroup,
   launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderSecurityGroupsLazily, subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
+import { eksVpc, importedCluster, newCluster } from '../util/eks';
 import { FN, isolatedVpc, newStack } from '../util/template';
 
 // One test per reliance on aws-cdk-lib behaviour that is not public API (src/private/compat.ts):
@@ -170,5 +173,26 @@ describe('aws-cdk-lib internals the library relies on', () => {
     expect(warningsOf(stack, 'lib:')).toEqual([{ id: 'lib:one', text: 'first text' }]);
     CoreAnnotations.of(stack).acknowledgeWarning('lib:one');
     expect(warningsOf(stack, 'lib:')).toEqual([]);
+  });
+
+  test('clusterVpc, clusterSecurityGroup: an imported EKS cluster without its VPC or cluster security group id throws from the getter', () => {
+    const stack = new Stack(new App(), 'S');
+    const vpc = eksVpc(stack);
+    const bare = eks.Cluster.fromClusterAttributes(stack, 'Bare', { clusterName: 'bare' });
+    expect(() => bare.vpc).toThrow(/"vpc" is not defined for this imported cluster/);
+    expect(() => bare.clusterSecurityGroup).toThrow(/"clusterSecurityGroup" is not defined for this imported cluster/);
+    expect([clusterVpc(bare), clusterSecurityGroup(bare)]).toEqual([undefined, undefined]);
+    const full = importedCluster(stack, vpc, 'Full');
+    expect(clusterVpc(full)).toBe(vpc);
+    expect(stack.resolve(clusterSecurityGroup(full)!.securityGroupId)).toBe('sg-0c1a57e5000000000');
+  });
+
+  test('fargateProfileSelection: aws-eks keeps a Fargate profile\'s cluster and selectors only in its custom resource\'s Config', () => {
+    const stack = new Stack(new App(), 'S');
+    const cluster = newCluster(stack, eksVpc(stack));
+    const profile = cluster.addFargateProfile('Batch', { selectors: [{ namespace: 'batch' }, { namespace: 'jobs', labels: { on: 'fargate' } }] });
+    const selection = fargateProfileSelection(profile)!;
+    expect(selection.selectors).toEqual([{ namespace: 'batch' }, { namespace: 'jobs', labels: { on: 'fargate' } }]);
+    expect(stack.resolve(selection.clusterName)).toEqual(stack.resolve(cluster.clusterName));
   });
 });

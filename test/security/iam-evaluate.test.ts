@@ -109,10 +109,10 @@ async function decide(request: {
   readonly fileSystemArn: string;
   readonly accessPointArn?: string;
   readonly secureTransport?: boolean;
-  /** Further request context (a resource's tags as aws:ResourceTag/<key>). */
-  readonly context?: Record<string, string>;
+  /** Further request context (a resource's tags as aws:ResourceTag/<key>, a request's as aws:RequestTag/<key> and aws:TagKeys). */
+  readonly context?: Record<string, string | string[]>;
 }): Promise<Decision> {
-  const contextVariables: Record<string, string> = { 'aws:SecureTransport': String(request.secureTransport ?? true), ...request.context };
+  const contextVariables: Record<string, string | string[]> = { 'aws:SecureTransport': String(request.secureTransport ?? true), ...request.context };
   if (request.accessPointArn) contextVariables['s3files:AccessPointArn'] = request.accessPointArn;
   const response = await runSimulation({
     identityPolicies: request.identity.map((policy, i) => ({ name: `policy${i}`, policy })),
@@ -173,6 +173,9 @@ const EXPECTED: Array<{ readonly stack: string; readonly role: RegExp; readonly 
   { stack: 'OtherCompute', role: /^Agent/, write: true, root: false, what: 'AgentCore runtime' },
   { stack: 'ImportedFileSystem', role: /^Reader/, write: false, root: false, what: 'imported file system and access point, read-only' },
   { stack: 'ImportedFileSystem', role: /^Writer/, write: true, root: false, what: 'new access point on an imported file system' },
+  // One node role for every volume of the cluster; with a storage class it may write through any
+  // access point of the file system (the read-only volume is a read-only CSI mount; a warning says so).
+  { stack: 'Kubernetes', role: /^ClusterS3FilesCsiDriverNodeRole/, write: true, root: false, what: 'EKS node role: volumes and a storage class' },
 ];
 
 function expectationFor(client: Client) {
@@ -381,5 +384,72 @@ describe('a changed bucket key (item 15)', () => {
       expect(allows(roleId, oldKey, { ...viaS3, 'kms:EncryptionContext:aws:s3:arn': 'arn:aws:s3:::someone-elses/report.csv' })).toBe(false);
       expect(allows(roleId, oldKey, { 'kms:ViaService': 'ssm.us-east-1.amazonaws.com', 'kms:EncryptionContext:aws:s3:arn': `${bucket}/data/report.csv` })).toBe(false);
     }
+  });
+});
+
+describe('EKS: the driver\'s roles, by the same evaluator (the Kubernetes stack of the validator app)', () => {
+  const TAG = 'efs.csi.aws.com/cluster';
+  let k: CfnResolver;
+  let fsArn: string;
+  let node: Json[];
+  let controller: Json[];
+  let fsPolicy: Json;
+  const accessPointArns: string[] = [];
+  const roleArn = (role: string) => `arn:aws:iam::${ACCOUNT}:role/${k.roleName('Kubernetes', role)}`;
+  const roleId = (prefix: string) => Object.keys(k.template('Kubernetes').Resources)
+    .find((id) => id.startsWith(prefix) && k.template('Kubernetes').Resources[id].Type === 'AWS::IAM::Role')!;
+
+  beforeAll(() => {
+    k = new CfnResolver(loadTemplates(synthesizeTemplates().outdir));
+    const resources = k.template('Kubernetes').Resources;
+    const [policy] = Object.values<Json>(resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
+    fsArn = fileSystemArn(k.resolve('Kubernetes', policy.Properties.FileSystemId));
+    fsPolicy = k.resolve('Kubernetes', policy.Properties.Policy);
+    for (const [id, r] of Object.entries<Json>(resources)) {
+      if (r.Type === 'AWS::S3Files::AccessPoint') accessPointArns.push(k.resolve('Kubernetes', { 'Fn::GetAtt': [id, 'AccessPointArn'] }));
+    }
+    node = identityPoliciesIn(k, 'Kubernetes', roleId('ClusterS3FilesCsiDriverNodeRole'));
+    controller = identityPoliciesIn(k, 'Kubernetes', roleId('ClusterS3FilesCsiDriverControllerRole'));
+  });
+
+  test('the node role mounts through the file system\'s access points, never its root nor another file system', async () => {
+    const base = { identity: node, resourcePolicy: fsPolicy, principal: roleArn(roleId('ClusterS3FilesCsiDriverNodeRole')), fileSystemArn: fsArn };
+    expect(accessPointArns).toHaveLength(2);
+    for (const ap of accessPointArns) expect(await decide({ ...base, action: 's3files:ClientMount', accessPointArn: ap })).toBe('Allowed');
+    // an access point dynamic provisioning creates at run time
+    expect(await decide({ ...base, action: 's3files:ClientWrite', accessPointArn: `${fsArn}/access-point/fsap-0dd0dd0dd0dd0dd0d` })).toBe('Allowed');
+    expect(await decide({ ...base, action: 's3files:ClientMount' })).toBe('ExplicitlyDenied');
+    expect(await decide({ ...base, action: 's3files:ClientRootAccess', accessPointArn: accessPointArns[0] })).toBe('ImplicitlyDenied');
+    const other = fsArn.replace(/fs-[0-9a-f]+$/, 'fs-0ther0000000000a');
+    expect(await decide({ ...base, fileSystemArn: other, resourcePolicy: undefined, action: 's3files:ClientMount', accessPointArn: `${other}/access-point/fsap-0123456789abcdef0` }))
+      .toBe('ImplicitlyDenied');
+    // AND the controller cannot mount at all
+    expect(await decide({ ...base, identity: controller, action: 's3files:ClientMount', accessPointArn: accessPointArns[0] })).toBe('ImplicitlyDenied');
+  });
+
+  test('the controller creates access points on this file system only with the driver\'s tag, and deletes only tagged ones of it', async () => {
+    const principal = roleArn(roleId('ClusterS3FilesCsiDriverControllerRole'));
+    const ask = (action: string, resource: string, context: Record<string, string | string[]> = {}) =>
+      decide({ identity: controller, resourcePolicy: undefined, principal, action, fileSystemArn: resource, context });
+    const tagged = { [`aws:RequestTag/${TAG}`]: 'true', 'aws:TagKeys': [TAG] };
+    const other = fsArn.replace(/fs-[0-9a-f]+$/, 'fs-0ther0000000000a');
+    const ap = `${fsArn}/access-point/fsap-0dd0dd0dd0dd0dd0d`;
+    expect(await ask('s3files:CreateAccessPoint', fsArn, tagged)).toBe('Allowed');
+    expect(await ask('s3files:CreateAccessPoint', fsArn)).toBe('ImplicitlyDenied');
+    expect(await ask('s3files:CreateAccessPoint', fsArn, { ...tagged, 'aws:RequestTag/team': 'x', 'aws:TagKeys': [TAG, 'team'] })).toBe('ImplicitlyDenied');
+    expect(await ask('s3files:CreateAccessPoint', other, tagged)).toBe('ImplicitlyDenied');
+    // tagging only as part of creating the access point
+    expect(await ask('s3files:TagResource', ap, { ...tagged, 's3files:CreateAction': 'CreateAccessPoint' })).toBe('Allowed');
+    expect(await ask('s3files:TagResource', ap, tagged)).toBe('ImplicitlyDenied');
+    expect(await ask('s3files:TagResource', fsArn, { ...tagged, 's3files:CreateAction': 'CreateFileSystem' })).toBe('ImplicitlyDenied');
+    // deleting: this file system's access points carrying the tag
+    expect(await ask('s3files:DeleteAccessPoint', ap, { [`aws:ResourceTag/${TAG}`]: 'true' })).toBe('Allowed');
+    expect(await ask('s3files:DeleteAccessPoint', ap)).toBe('ImplicitlyDenied');
+    expect(await ask('s3files:DeleteAccessPoint', accessPointArns[0])).toBe('ImplicitlyDenied');
+    expect(await ask('s3files:DeleteAccessPoint', `${other}/access-point/fsap-0dd0dd0dd0dd0dd0d`, { [`aws:ResourceTag/${TAG}`]: 'true' })).toBe('ImplicitlyDenied');
+    // listing: what the driver calls without naming a resource
+    expect(await ask('s3files:ListFileSystems', '*')).toBe('Allowed');
+    expect(await ask('s3files:ListAccessPoints', '*')).toBe('Allowed');
+    expect(await ask('s3files:DeleteFileSystem', fsArn)).toBe('ImplicitlyDenied');
   });
 });

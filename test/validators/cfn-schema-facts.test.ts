@@ -14,6 +14,9 @@ const TYPES = [
   'AWS::ECS::TaskDefinition', 'AWS::IAM::InstanceProfile', 'AWS::IAM::Policy', 'AWS::IAM::Role', 'AWS::KMS::Key', 'AWS::Lambda::Function',
   'AWS::Lambda::Permission', 'AWS::Logs::LogGroup', 'AWS::S3::Bucket', 'AWS::S3::BucketPolicy', 'AWS::S3Files::AccessPoint',
   'AWS::S3Files::FileSystem', 'AWS::S3Files::FileSystemPolicy', 'AWS::S3Files::MountTarget', 'AWS::StepFunctions::StateMachine',
+  // EKS (test/lifecycle/eks.test.ts): the driver's resources, and those of the cluster and its VPC
+  'AWS::EC2::EIP', 'AWS::EC2::InternetGateway', 'AWS::EC2::NatGateway', 'AWS::EC2::VPCGatewayAttachment', 'AWS::EKS::Addon',
+  'AWS::EKS::Nodegroup', 'AWS::EKS::PodIdentityAssociation', 'AWS::Lambda::LayerVersion', 'AWS::SSM::Parameter',
 ];
 
 const VENDORED = path.join(__dirname, '..', 'lifecycle', 'cfn-schema-facts.json');

@@ -15,7 +15,8 @@ import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { CrossComputeStack } from '../../integ/stacks/cross-compute-stack';
 import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
-import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
+import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, EksMount, ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
+import { newCluster } from '../util/eks';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
@@ -170,7 +171,58 @@ export function buildValidatorApp(outdir: string): App {
   const writer = new lambda.Function(consumer, 'Writer', { ...fn, vpc: theirVpc });
   LambdaMount.onFunction(writer, new S3FilesAccessPoint(consumer, 'Uploads', { fileSystem: theirs, path: '/uploads' }));
   acknowledgeUserRole(writer);
+
+  // EKS: a cluster with a managed node group, the driver add-on with its Pod Identity roles, a
+  // read-write and a read-only volume and a storage class on the storage stack's file system.
+  const kubernetes = new Stack(app, 'Kubernetes');
+  const eksVpc = new ec2.Vpc(kubernetes, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  Validations.of(eksVpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Test-only stand-in for a user VPC; flow logs are the VPC owner\'s choice.' });
+  const data = new S3FilesFileSystem(kubernetes, 'Files', { vpc: eksVpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
+  const eksCluster = newCluster(kubernetes, eksVpc);
+  EksMount.installDriver(eksCluster, { addonVersion: 'v3.0.0-eksbuild.1' });
+  EksMount.onCluster(eksCluster, data.addAccessPoint('Shared', { path: '/shared' }), { claimName: 'shared', namespace: 'app' });
+  EksMount.onCluster(eksCluster, data.addAccessPoint('Models', { path: '/models' }), { claimName: 'models', namespace: 'app', readOnly: true });
+  EksMount.addStorageClass(eksCluster, data, { storageClassName: 's3files' });
+  acknowledgeUserCluster(kubernetes);
   return app;
+}
+
+/**
+ * The EKS cluster in Kubernetes is the user's, built with aws-eks's defaults: its findings (its
+ * roles' managed policies, endpoint and logging, aws-eks's provider functions) are not about what
+ * the library adds (the S3FilesCsiDriver construct), which has none.
+ */
+function acknowledgeUserCluster(stack: Stack): void {
+  const user = 'Test-only stand-in for a user\'s EKS cluster, built with aws-eks\'s defaults';
+  const lambdaPolicies = ['service-role/AWSLambdaBasicExecutionRole', 'service-role/AWSLambdaVPCAccessExecutionRole']
+    .map((p) => `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${p}]`);
+  const findings: Array<[string, string[], string]> = [
+    ['Cluster', [
+      ...lambdaPolicies,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly]',
+      'AwsSolutions-IAM4[Policy::{"Fn::If":["ClusterHasEcrPublic8EE1114E",{"Fn::Join":["",["arn:",{"Ref":"AWS::Partition"},'
+        + '":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},{"Ref":"AWS::NoValue"}]}]',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEKSClusterPolicy]',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEKSWorkerNodePolicy]',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEKS_CNI_Policy]',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly]',
+      'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-EKS1',
+      ...['api', 'audit', 'authenticator', 'controllerManager', 'scheduler'].map((l) => `AwsSolutions-EKS2[LogExport::${l}]`),
+    ], `${user}: its roles, endpoint access and control-plane logging are the user's choice.`],
+    ['@aws-cdk--aws-eks.ClusterResourceProvider', [
+      ...lambdaPolicies,
+      ...['OnEventHandler42BEBAE0', 'IsCompleteHandler7073F4DA', 'ProviderframeworkisComplete26D7B0CB', 'ProviderframeworkonTimeout0B47CA38']
+        .map((f) => `AwsSolutions-IAM5[Resource::<${f}.Arn>:*]`),
+      'AwsSolutions-SF1',
+      'AwsSolutions-SF2',
+    ], `${user}: aws-eks's cluster resource provider.`],
+    ['@aws-cdk--aws-eks.KubectlProvider', [...lambdaPolicies, 'AwsSolutions-L1', 'AwsSolutions-IAM5[Resource::<Handler886CB40B.Arn>:*]'],
+      `${user}: aws-eks's kubectl provider.`],
+  ];
+  for (const [id, ids, reason] of findings) {
+    for (const finding of ids) Validations.of(stack.node.findChild(id)).acknowledge({ id: finding, reason });
+  }
 }
 
 /**
