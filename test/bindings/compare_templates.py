@@ -8,7 +8,8 @@ Usage:
 Every stack of the first (reference) assembly must exist in each other assembly with the same
 resources and properties. Only what legitimately differs between languages is normalized away:
 asset hashes, the `aws:cdk:*` / `aws:asset:*` resource metadata, the `CDKMetadata` resource and its
-condition, and the bootstrap-version parameter and rule. Exit 0 when all match; exit 1 with a unified
+condition, the bootstrap-version parameter and rule, and the key order inside a Kubernetes manifest
+(Go and Java maps have no insertion order; Kubernetes reads the JSON object, not its order). Exit 0 when all match; exit 1 with a unified
 diff of the canonical JSON per differing stack; exit 2 on bad input.
 """
 import copy
@@ -56,6 +57,37 @@ def _replace_hashes(value):
     return value
 
 
+MANIFEST_TYPE = "Custom::AWSCDK-EKS-KubernetesResource"
+
+
+def _sorted(value):
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def _normalize_manifest(manifest):
+    """The manifest's JSON with sorted keys; intrinsics in an Fn::Join become numbered placeholders."""
+    parts = manifest["Fn::Join"][1] if isinstance(manifest, dict) and "Fn::Join" in manifest else [manifest]
+    if not all(isinstance(p, (str, dict)) for p in parts):
+        return manifest
+    intrinsics = [p for p in parts if not isinstance(p, str)]
+    text, n = "", 0
+    for p in parts:
+        if isinstance(p, str):
+            text += p
+        else:
+            text += f"__INTRINSIC_{n}__"
+            n += 1
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return manifest
+    return {"ManifestSortedKeys": _sorted(parsed), "Intrinsics": intrinsics}
+
+
 def normalize(template):
     """Drops what differs between languages for reasons unrelated to the infrastructure."""
     t = copy.deepcopy(template)
@@ -63,6 +95,9 @@ def normalize(template):
     for logical_id in [k for k, r in resources.items() if r.get("Type") == "AWS::CDK::Metadata"]:
         del resources[logical_id]
     for resource in resources.values():
+        properties = resource.get("Properties")
+        if resource.get("Type") == MANIFEST_TYPE and isinstance(properties, dict) and "Manifest" in properties:
+            properties["Manifest"] = _normalize_manifest(properties["Manifest"])
         metadata = resource.get("Metadata")
         if isinstance(metadata, dict):
             for key in [k for k in metadata if k.startswith(NOISE_METADATA_PREFIXES)]:
@@ -185,7 +220,19 @@ def self_test():
     lost_metadata = copy.deepcopy(base)
     del lost_metadata["Resources"]["Fn"]["Metadata"]["checkov"]
 
+    pod = {"Type": MANIFEST_TYPE, "Properties": {"Manifest": {"Fn::Join": ["", [
+        '[{"kind":"Pod","spec":{"a":1,"b":"x-', {"Ref": "Ap"}, '"}}]']]}}}
+    reordered = copy.deepcopy(pod)
+    reordered["Properties"]["Manifest"]["Fn::Join"][1][0] = '[{"spec":{"b":"x-'
+    reordered["Properties"]["Manifest"]["Fn::Join"][1][2] = '","a":1},"kind":"Pod"}]'
+    other_value = copy.deepcopy(pod)
+    other_value["Properties"]["Manifest"]["Fn::Join"][1][0] = '[{"kind":"Pod","spec":{"a":2,"b":"x-'
+
     failures = []
+    if compare("ts", {"S": {"Resources": {"M": pod}}}, "go", {"S": {"Resources": {"M": reordered}}}):
+        failures.append("a Kubernetes manifest's key order was reported")
+    if not compare("ts", {"S": {"Resources": {"M": pod}}}, "go", {"S": {"Resources": {"M": other_value}}}):
+        failures.append("a Kubernetes manifest's changed value was ignored")
     if compare("ts", {"S": base}, "py", {"S": noisy}):
         failures.append("noise-only difference was reported")
     diff = "\n".join(compare("ts", {"S": base}, "py", {"S": changed}))
@@ -200,7 +247,7 @@ def self_test():
     for f in failures:
         print(f"self-test FAIL: {f}", file=sys.stderr)
     if not failures:
-        print("self-test OK: noise ignored; property, metadata and stack differences reported")
+        print("self-test OK: noise ignored; property, metadata, manifest and stack differences reported")
     return 1 if failures else 0
 
 
