@@ -10,10 +10,9 @@
  *
  * Assumptions (explicit): the Provider calls isComplete once right after onEvent, then every
  * queryInterval = 10 s (the construct's setting; the Provider's retry backoffRate is 1). Mount
- * targets become available 180-300 s after the waiter starts: 3-5 min is what two third-party
- * write-ups report (one measured about 3 min 40 s, the other gives about 5 min), not a figure from
- * AWS or from this repository. Access points 5-30 s. Time is virtual: no real sleeping, so 100
- * deployments take seconds.
+ * targets become available 180-300 s after the waiter starts: 3-5 min is the range two
+ * third-party write-ups report (one measured about 3 min 40 s, the other gives about 5 min).
+ * Access points 5-30 s. Time is virtual: no real sleeping, so 100 deployments take seconds.
  */
 import { S3FilesClient } from '@aws-sdk/client-s3files';
 import { deployWaitSection } from './format';

@@ -300,8 +300,8 @@ export function deployWaitSection(d: DeployWaitResults): string {
     ...apart(d),
     `Mount targets (${d.mountTargetsPerFileSystem.join('-')} per file system) available ${mtLo}-${mtHi} s after the waiter `
       + `starts, access point ${apLo}-${apHi} s; real @aws-sdk/client-s3files against the local endpoint. The mount-target `
-      + `times are scripted: ${minutes} is what two third-party write-ups report (one measured about 3 min 40 s, the other `
-      + 'gives about 5 min), not a figure from AWS or from this repository.',
+      + `times are scripted: ${minutes} is the range two third-party write-ups report (one measured about 3 min 40 s, the `
+      + 'other gives about 5 min).',
     '',
     '| Metric | min | p50 | p90 | p99 | max | mean |',
     '|---|---:|---:|---:|---:|---:|---:|',
