@@ -343,7 +343,7 @@ project.addTask('bench:local', {
   steps: [{ spawn: 'setup:python' }, { spawn: 'bundle' }, { exec: `${tsNode} benchmarks/bench-local.ts`, receiveArgs: true }],
 });
 project.addTask('bench', {
-  description: 'The whole benchmark suite side by side (deploy wait, synth, templates, bundles, handlers); writes benchmarks/RESULTS.md and benchmarks/handlers.svg (~9 min, --quick ~3 min)',
+  description: 'The whole benchmark suite side by side (synth, templates, bundles, deploy wait, handlers); writes the measurements to benchmarks/results.json and renders benchmarks/RESULTS.md and benchmarks/handlers.svg from them (~11 min, --quick ~3 min; --only <sections>, --format-only)',
   steps: [{ spawn: 'setup:python' }, { spawn: 'bundle' }, { exec: `${tsNode} benchmarks/run-all.ts`, receiveArgs: true }],
 });
 

@@ -14,11 +14,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
+import { renderSweep } from './format';
+import type { SweepResults } from './results';
 import { BenchmarkResult, handler as benchmark } from '../integ/handlers/benchmark/index';
 import { handler as s3apiHandler } from '../integ/handlers/processor-s3api/index';
 import { handler as s3filesHandler, processMount } from '../integ/handlers/processor-s3files/index';
-import { renderTable } from '../integ/handlers/shared/markdown';
-import { round, summarize, Summary } from '../integ/handlers/shared/stats';
+import { round, summarize } from '../integ/handlers/shared/stats';
 import { tempMount } from '../test/integ/handlers/helpers';
 import { startLambdaEndpoint } from '../test/servers/lambda-invoke-endpoint';
 import { startMotoServer } from '../test/servers/moto-server';
@@ -29,12 +30,8 @@ function arg(name: string, fallback: string): string {
 }
 const ints = (s: string): number[] => s.split(',').map((x) => Number(x.trim())).filter((n) => Number.isInteger(n) && n > 0);
 
-export interface SweepRow {
-  readonly concurrency: number;
-  readonly totalMs: Summary;
-  /** files / median total seconds */
-  readonly filesPerSecond: number;
-}
+/** One concurrency level: min/median/max of processor-s3files' total over the repeats. */
+export type SweepRow = SweepResults['levels'][number];
 
 /**
  * processor-s3files on a fresh temp directory per repeat, at each concurrency level. Levels are
@@ -56,16 +53,7 @@ export async function concurrencySweep(levels: number[], files: number, repeats:
       }
     }
   }
-  return levels.map((c) => {
-    const totalMs = summarize(totals.get(c)!);
-    return { concurrency: c, totalMs, filesPerSecond: Math.round(files / (totalMs.median / 1000)) };
-  });
-}
-
-export function renderSweep(rows: SweepRow[]): string {
-  return renderTable(['Concurrency', 'Total ms, median (min–max)', 'Files/s'], rows.map((r) => [
-    String(r.concurrency), `${round(r.totalMs.median)} (${round(r.totalMs.min)}–${round(r.totalMs.max)})`, String(r.filesPerSecond),
-  ]));
+  return levels.map((c) => ({ concurrency: c, totalMs: summarize(totals.get(c)!) }));
 }
 
 /** moto + a local Lambda Invoke endpoint running both processors + a temp dir as the mount. */
@@ -81,7 +69,7 @@ export interface ComparisonRow {
   readonly files: number;
   readonly runs: number;
   readonly result: BenchmarkResult;
-  /** Files per second from the median in-handler total. */
+  /** Files per second from the median in-handler total (unrounded). */
   readonly s3apiFilesPerSecond: number;
   readonly s3filesFilesPerSecond: number;
   /** Wall-clock of the whole benchmark call (seeding, both processors, verification, cleanup), s. */
@@ -132,7 +120,7 @@ export async function startLocalBench(): Promise<LocalBench> {
       const t0 = Date.now();
       // No S3 Files here to import uploads into the temp directory: seed its inbox directly.
       const result = await benchmark({ files, runs, seedVia: 'mount' });
-      const fps = (ms: number): number => Math.round(files / (ms / 1000));
+      const fps = (ms: number): number => files / (ms / 1000);
       return {
         files,
         runs,
@@ -156,13 +144,13 @@ async function main(): Promise<void> {
     for (const files of fileCounts) {
       const row = await bench.compare(files, runs);
       console.log(row.result.table);
-      console.log(`\nfiles/s in handler (median total): S3 API ${row.s3apiFilesPerSecond}, `
-        + `S3 Files ${row.s3filesFilesPerSecond}; benchmark wall ${round(row.wallSeconds)} s\n`);
+      console.log(`\nfiles/s in handler (median total): S3 API ${Math.round(row.s3apiFilesPerSecond)}, `
+        + `S3 Files ${Math.round(row.s3filesFilesPerSecond)}; benchmark wall ${round(row.wallSeconds)} s\n`);
     }
     if (!process.argv.includes('--no-sweep')) {
       const sweepFiles = Number(arg('sweep-files', '1000'));
       console.log(`## processor-s3files concurrency sweep, ${sweepFiles} files, 3 repeats (local disk)\n`);
-      console.log(renderSweep(await concurrencySweep(ints(arg('sweep', '1,4,16,64')), sweepFiles, 3)));
+      console.log(renderSweep({ files: sweepFiles, levels: await concurrencySweep(ints(arg('sweep', '1,4,16,64')), sweepFiles, 3) }));
     }
   } finally {
     await bench.stop();

@@ -6,16 +6,16 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { BUNDLE_BUDGET_BYTES } from './format';
+import type { BundleRow } from './results';
 import { median } from './synth';
 
-export const BUNDLE_BUDGET_BYTES = 250 * 1024;
 /** Shipped handlers (in the npm package) and the integ app's handlers (not shipped). */
 const ASSET_DIRS = [
   { dir: path.join(__dirname, '..', 'assets', 'lambda'), shipped: true },
   { dir: path.join(__dirname, '..', 'assets', 'integ', 'handlers'), shipped: false },
 ];
 
-export interface BundleRow { readonly name: string; readonly bytes: number; readonly requireMs: number; readonly shipped: boolean }
 
 function findBundles(dir: string, rel = ''): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -32,7 +32,9 @@ function coldRequireMs(file: string): number {
   return Number(out.stdout.trim().split('\n').pop());
 }
 
-export function runBundleBenchmark(reps = 7): BundleRow[] {
+export const BUNDLE_REPS = 7;
+
+export function runBundleBenchmark(reps = BUNDLE_REPS): BundleRow[] {
   return ASSET_DIRS.flatMap(({ dir, shipped }) => {
     if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run 'npx projen bundle' first`);
     return findBundles(dir).sort().map((rel) => {

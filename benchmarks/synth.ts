@@ -12,16 +12,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
+import { CFN_MAX_RESOURCES, CFN_MAX_TEMPLATE_BYTES, MAX_FILE_SYSTEM_POLICY_CHARS, MAX_INBOUND_RULES } from './format';
+import type { TemplateResults, TemplateRow, TemplateSide } from './results';
 import { summarize } from '../integ/handlers/shared/stats';
 import { S3FilesFileSystem, S3FilesMountedFunction } from '../src';
 
 const CODE = 'exports.handler = async () => ({})';
-export const CFN_MAX_RESOURCES = 500;
-export const CFN_MAX_TEMPLATE_BYTES = 1_000_000;
-/** S3 Files rejects a file system policy over this many characters. */
-export const MAX_FILE_SYSTEM_POLICY_CHARS = 20_000;
-/** A security group holds this many inbound rules by default. */
-export const MAX_INBOUND_RULES = 60;
 
 function vpcFor(stack: Stack): ec2.Vpc {
   return new ec2.Vpc(stack, 'Vpc', {
@@ -90,17 +86,57 @@ export interface SynthSample {
   readonly synthMs: number;
   readonly resources: number;
   readonly bytes: number;
-  /** Characters of the file system policy as rendered (0 without one). */
+  /** Characters of the file-system policy as S3 Files counts them (0 without one); see policyChars. */
   readonly policyChars: number;
   /** Inbound NFS (2049) rules in the template: each lands on the mount-target security group. */
   readonly nfsInboundRules: number;
+  /** `DependsOn` entries over the whole template. */
+  readonly dependsOn: number;
+  /** `DependsOn` entries from the functions (Fn0..Fn{n-1}) to security-group ingress rules. */
+  readonly functionIngressDependsOn: number;
 }
 
-type TemplateJson = { Resources: Record<string, { Type: string; Properties?: any }> };
+type TemplateJson = { Resources: Record<string, { Type: string; Properties?: any; DependsOn?: string | string[] }> };
 
-function policyChars(template: TemplateJson): number {
+/** A file-system ARN as S3 Files returns it (us-east-1, an id of the documented 17-hex form). */
+const FILE_SYSTEM_ARN = 'arn:aws:s3files:us-east-1:123456789012:file-system/fs-0123456789abcdef0';
+
+/**
+ * Characters of the file-system policy once CloudFormation has put in the file system's ARN, as
+ * compact JSON: what S3 Files holds against its 20,000-character limit. The template's own
+ * rendering, with unresolved `Fn::GetAtt`s, is a different number. Any other intrinsic throws.
+ */
+export function policyChars(template: TemplateJson): number {
+  const resolve = (v: any): any => {
+    if (Array.isArray(v)) return v.map(resolve);
+    if (v && typeof v === 'object') {
+      const keys = Object.keys(v);
+      if (keys.length === 1 && keys[0] === 'Fn::GetAtt' && v['Fn::GetAtt'][1] === 'FileSystemArn') return FILE_SYSTEM_ARN;
+      if (keys.some((k) => k === 'Ref' || k.startsWith('Fn::'))) throw new Error(`unexpected intrinsic in the policy: ${JSON.stringify(v)}`);
+      return Object.fromEntries(keys.map((k) => [k, resolve(v[k])]));
+    }
+    return v;
+  };
   const policies = Object.values(template.Resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
-  return Math.max(0, ...policies.map((p) => JSON.stringify(p.Properties.Policy).length));
+  return Math.max(0, ...policies.map((p) => JSON.stringify(resolve(p.Properties.Policy)).length));
+}
+
+const dependsOnOf = (r: { DependsOn?: string | string[] }): string[] => (r.DependsOn === undefined ? [] : [r.DependsOn].flat());
+
+/**
+ * lambda.Function makes its CfnFunction depend on every ingress rule that exists on its mount's
+ * security groups at construction time; counting them shows whether that grows with n.
+ */
+function dependencyCounts(stack: Stack, template: TemplateJson): { dependsOn: number; functionIngressDependsOn: number } {
+  const resources = template.Resources;
+  // Both benchmark stacks name their functions Fn0..Fn{n-1}.
+  const functionIds = stack.node.children.filter((c) => /^Fn\d+$/.test(c.node.id))
+    .map((c) => stack.getLogicalId(c.node.defaultChild as CfnElement));
+  return {
+    dependsOn: Object.values(resources).reduce((sum, r) => sum + dependsOnOf(r).length, 0),
+    functionIngressDependsOn: functionIds.reduce((sum, id) =>
+      sum + dependsOnOf(resources[id]).filter((d) => resources[d]?.Type === 'AWS::EC2::SecurityGroupIngress').length, 0),
+  };
 }
 
 function nfsInboundRules(template: TemplateJson): number {
@@ -136,6 +172,7 @@ export function measure(build: (app: App, n: number) => Stack, n: number): Synth
     bytes,
     policyChars: policyChars(template),
     nfsInboundRules: nfsInboundRules(template),
+    ...dependencyCounts(stack, template),
   };
 }
 
@@ -151,7 +188,7 @@ export interface SynthRow {
   readonly handWired: SynthSample;
   /** median library ms / median hand-wired ms */
   readonly ratio: number;
-  /** Every rep's total ms, for fits. */
+  /** Every rep's total ms. */
   readonly librarySamples: number[];
   readonly handWiredSamples: number[];
 }
@@ -163,25 +200,6 @@ function medianSample(samples: SynthSample[]): SynthSample {
     buildMs: median(samples.map((s) => s.buildMs)),
     synthMs: median(samples.map((s) => s.synthMs)),
   };
-}
-
-/** Least-squares fit y = a + b*x and its R^2. */
-export function linearFit(xs: number[], ys: number[]): { a: number; b: number; r2: number } {
-  const n = xs.length;
-  const mx = xs.reduce((p, x) => p + x, 0) / n;
-  const my = ys.reduce((p, y) => p + y, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (xs[i] - mx) * (ys[i] - my);
-    sxx += (xs[i] - mx) ** 2;
-    syy += (ys[i] - my) ** 2;
-  }
-  const b = sxx === 0 ? 0 : sxy / sxx;
-  const a = my - b * mx;
-  const ssRes = xs.reduce((p, x, i) => p + (ys[i] - (a + b * x)) ** 2, 0);
-  return { a, b, r2: syy === 0 ? 1 : 1 - ssRes / syy };
 }
 
 /** Interleaves library and hand-wired synths `reps` times per size; medians per side. */
@@ -217,90 +235,58 @@ export function runSynthBenchmark(sizes: number[] = [1, 10, 50], reps = 5): Synt
   });
 }
 
-/** Resources and bytes per added function, and the largest function count that fits one stack. */
-export function templateBudget(rows: SynthRow[]) {
-  const first = rows[0];
-  const last = rows[rows.length - 1];
-  const dn = last.n - first.n;
-  const perFnResources = (last.library.resources - first.library.resources) / dn;
-  const perFnBytes = (last.library.bytes - first.library.bytes) / dn;
-  const baseResources = first.library.resources - perFnResources * first.n;
-  const baseBytes = first.library.bytes - perFnBytes * first.n;
-  const maxByResources = Math.floor((CFN_MAX_RESOURCES - baseResources) / perFnResources);
-  const maxByBytes = Math.floor((CFN_MAX_TEMPLATE_BYTES - baseBytes) / perFnBytes);
-  return {
-    perFnResources,
-    perFnBytes,
-    baseResources,
-    baseBytes,
-    maxFunctions: Math.min(maxByResources, maxByBytes),
-    maxByResources,
-    maxByBytes,
-  };
+/** A template's figures in results.json (the timings left out). */
+export function templateSide(s: SynthSample): TemplateSide {
+  const { resources, bytes, policyChars: chars, nfsInboundRules: rules, dependsOn, functionIngressDependsOn } = s;
+  return { resources, bytes, policyChars: chars, nfsInboundRules: rules, dependsOn, functionIngressDependsOn };
 }
 
-export interface DependencyStats {
-  /** DependsOn entries over the whole template. */
-  readonly dependsOn: number;
-  /** DependsOn entries of the N functions that point at a security-group ingress rule. */
-  readonly ingressDependsOn: number;
-  /** Of those, the ones beyond one per function (i.e. on other functions' rules), and their bytes. */
-  readonly extraIngressDependsOn: number;
-  readonly extraIngressBytes: number;
-  /** Ingress DependsOn of the last function. */
-  readonly lastFunctionIngressDependsOn: number;
+/** The templates of both stacks at each size, synthesized once (they do not vary between repeats). */
+export function measureTemplates(sizes: number[]): TemplateRow[] {
+  return sizes.map((n) => ({ n, library: templateSide(measure(libraryStack, n)), handWired: templateSide(measure(handWiredStack, n)) }));
 }
+
+type Fit = { n: number; resources: number; fits: boolean; binding: string[]; sample?: SynthSample };
 
 /**
- * lambda.Function makes its CfnFunction depend on every ingress rule that exists on the file
- * system's security groups at construction time; counting them shows whether that grows with n.
+ * Synthesizes the library stack at `n` functions: whether it fits one stack, and which limits it
+ * breaks. aws-cdk-lib itself refuses to synthesize a stack over 500 resources; that counts as "does not fit".
  */
-export function dependencyStats(build: (app: App, n: number) => Stack, n: number): DependencyStats {
-  const app = new App();
-  const stack = build(app, n);
-  const assembly = app.synth();
-  const resources: Record<string, { Type: string; DependsOn?: string[] }> = assembly.getStackByName(stack.stackName).template.Resources;
-  rmSync(assembly.directory, { recursive: true, force: true });
-  // Both stacks name their functions Fn0..Fn{n-1}.
-  const functionIds = Array.from({ length: n }, (_, i) =>
-    stack.getLogicalId(stack.node.findChild(`Fn${i}`).node.defaultChild as CfnElement));
-  const ingressOf = (id: string): string[] =>
-    (resources[id].DependsOn ?? []).filter((d) => resources[d]?.Type === 'AWS::EC2::SecurityGroupIngress');
-  const dependsOn = Object.values(resources).reduce((sum, r) => sum + (r.DependsOn ?? []).length, 0);
-  const perFunction = functionIds.map(ingressOf);
-  const extra = perFunction.flatMap((rules) => rules.slice(1));
-  return {
-    dependsOn,
-    ingressDependsOn: perFunction.reduce((sum, rules) => sum + rules.length, 0),
-    extraIngressDependsOn: extra.length,
-    // As written in the indented template: the quoted id, a comma, a newline and indentation.
-    extraIngressBytes: extra.reduce((sum, d) => sum + d.length + 7, 0),
-    lastFunctionIngressDependsOn: perFunction[n - 1].length,
-  };
-}
-
-/**
- * Synthesizes the library stack at `n` functions: resources, bytes, and whether it fits one stack.
- * aws-cdk-lib itself refuses to synthesize a stack over 500 resources; that counts as "does not fit".
- */
-export function libraryFits(n: number): {
-  n: number; resources: number; bytes?: number; policyChars?: number; nfsInboundRules?: number; fits: boolean; binding: string[];
-} {
+function libraryFits(n: number): Fit {
   try {
     const s = measure(libraryStack, n);
     const binding = [
       s.resources > CFN_MAX_RESOURCES ? 'resources' : '',
       s.bytes > CFN_MAX_TEMPLATE_BYTES ? 'template bytes' : '',
-      s.policyChars > MAX_FILE_SYSTEM_POLICY_CHARS ? 'file system policy characters' : '',
+      s.policyChars > MAX_FILE_SYSTEM_POLICY_CHARS ? 'file-system policy characters' : '',
       s.nfsInboundRules > MAX_INBOUND_RULES ? 'mount-target inbound rules' : '',
     ].filter(Boolean);
-    const { resources, bytes } = s;
-    return { n, resources, bytes, policyChars: s.policyChars, nfsInboundRules: s.nfsInboundRules, fits: binding.length === 0, binding };
+    return { n, resources: s.resources, fits: binding.length === 0, binding, sample: s };
   } catch (e) {
     const m = /Number of resources in stack '[^']*': (\d+)/.exec(String(e));
     if (!m) throw e;
     return { n, resources: Number(m[1]), fits: false, binding: ['resources'] };
   }
+}
+
+/**
+ * The largest library stack that fits, found by synthesis: from a straight-line estimate through
+ * the first and last rows' resources, walked to the real boundary.
+ */
+export function largestThatFits(rows: TemplateRow[]): TemplateResults['largest'] {
+  const [first, last] = [rows[0], rows[rows.length - 1]];
+  const perFn = (last.library.resources - first.library.resources) / (last.n - first.n);
+  const estimate = Math.max(1, Math.floor((CFN_MAX_RESOURCES - (first.library.resources - perFn * first.n)) / perFn));
+  let atMax = libraryFits(estimate);
+  let overMax = libraryFits(estimate + 1);
+  while (overMax.fits) [atMax, overMax] = [overMax, libraryFits(overMax.n + 1)];
+  while (!atMax.fits && atMax.n > 1) [overMax, atMax] = [atMax, libraryFits(atMax.n - 1)];
+  if (!atMax.fits || !atMax.sample) throw new Error('not even one function fits one stack');
+  const { resources, bytes, policyChars: chars, nfsInboundRules: rules } = atMax.sample;
+  return {
+    fits: { n: atMax.n, resources, bytes, policyChars: chars, nfsInboundRules: rules },
+    over: { n: overMax.n, resources: overMax.resources, binding: overMax.binding },
+  };
 }
 
 if (require.main === module) {
@@ -310,5 +296,4 @@ if (require.main === module) {
   for (const r of rows) {
     console.log(`| ${r.n} | ${r.library.ms.toFixed(0)} | ${r.handWired.ms.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.library.resources} | ${r.handWired.resources} | ${r.library.bytes} |`);
   }
-  console.log(JSON.stringify(templateBudget(rows), null, 2));
 }

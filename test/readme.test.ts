@@ -131,7 +131,7 @@ describe('README: mounting on your own function and on an imported file system',
     expect(JSON.stringify(templates.Storage)).not.toContain('Worker');
   }, 120_000);
 
-  test('imported.ts: a plain lambda.Function mounts an imported access point read-only, with the tag and the client group', () => {
+  test('imported.ts: a plain lambda.Function mounts an imported access point read-only, with the client group and no tag on its role', () => {
     // WHEN
     const templates = synthExample('imported.ts');
     // THEN

@@ -51,7 +51,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
       Environment: { Variables: Match.objectLike({ MOUNT_PATH: '/mnt/data' }) },
       VpcConfig: { SecurityGroupIds: Match.arrayWith([{ 'Fn::ImportValue': Match.stringLikeRegexp('ClientSecurityGroup') }]) },
     });
-    // AND the client grants are scoped to the access point, the role carries the client tag
+    // AND the client grants are scoped to the access point
     const st = statements(t, 'Worker');
     expect(st).toEqual(expect.arrayContaining([expect.objectContaining({
       Action: ['s3files:ClientMount', 's3files:ClientWrite'],
@@ -110,7 +110,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
     });
   });
 
-  test('an imported file system and access point (another app) mount onto a user function with identity grants, the client tag and the NFS rule', () => {
+  test('an imported file system and access point (another app) mount onto a user function with identity grants and the NFS rule', () => {
     // GIVEN a file system of another app, known by attributes
     const stack = newStack();
     const vpc = isolatedVpc(stack);

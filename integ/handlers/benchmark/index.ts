@@ -18,6 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { coldStart, ColdStartEvent, ColdStartResult } from './cold-start';
 import { directRead, DirectReadEvent, DirectReadResult } from './direct-read';
+import { PHASES, Phase, renderPhaseTable, TABLE_ROWS } from './phase-table';
 import { awaitImported, checkMeta, invokeOnSeeded, NamedText, pollUntil, SEED_CONCURRENCY, verifyMount } from './steps';
 import { s3Client } from '../shared/aws';
 import { errorMessage, intSetting, requireEnv, Timings } from '../shared/common';
@@ -68,8 +69,8 @@ export type Mode = typeof MODES[number];
 export const SEED_VIA = ['s3', 'mount'] as const;
 export type SeedVia = typeof SEED_VIA[number];
 
-export const PHASES = ['listMs', 'claimMs', 'readMs', 'processMs', 'writeMs', 'renameMs', 'totalMs'] as const;
-export type Phase = typeof PHASES[number];
+export { PHASES } from './phase-table';
+export type { Phase } from './phase-table';
 
 export interface SideResult {
   /** min/median/max per phase over the runs, inside the handler. */
@@ -304,18 +305,6 @@ function side(runs: SideRuns): SideResult {
   return { phases, wallMs: summarize(runs.map((r) => round(r.wallMs))), runs: runs.map((r) => r.timings) };
 }
 
-const LABELS: Record<Phase | 'wallMs', string> = {
-  listMs: 'list',
-  // Apart from listing: the lease start and one claim per file (a rename on the mount, a conditional PUT in the bucket).
-  claimMs: 'claim (lease, one claim per file)',
-  readMs: 'read (streamed, incl. counting)',
-  processMs: 'process (counting CPU)',
-  writeMs: 'write metadata',
-  renameMs: 'rename / copy+delete',
-  totalMs: 'total (in handler)',
-  wallMs: 'wall-clock per invoke',
-};
-
 export function aggregate(
   params: { files: number; runs: number; minWords: number; maxWords: number; seed: number },
   runs: { s3api: SideRuns; s3files: SideRuns },
@@ -327,20 +316,11 @@ export function aggregate(
   const s3api = side(runs.s3api);
   const s3files = side(runs.s3files);
   const of = (s: SideResult, k: Phase | 'wallMs'): Summary => (k === 'wallMs' ? s.wallMs : s.phases[k]);
-  const keys = [...PHASES, 'wallMs'] as const;
   const speed = {} as Record<Phase | 'wallMs', number | null>;
-  for (const k of keys) speed[k] = speedUp(of(s3api, k).median, of(s3files, k).median) ?? null;
-  const fmt = (s: Summary): string => `${round(s.median)} (${round(s.min)}–${round(s.max)})`;
-  const rows = keys.map((k) => [LABELS[k], fmt(of(s3api, k)), fmt(of(s3files, k)), speed[k] === null ? 'n/a' : `${speed[k]}×`]);
+  for (const k of TABLE_ROWS) speed[k] = speedUp(of(s3api, k).median, of(s3files, k).median) ?? null;
   const seedImportMs = importWaits.length > 0 ? summarize(importWaits.map(round)) : undefined;
-  const seeded = seedVia === 's3'
-    ? `S3 Files inbox seeded through the S3 API${seedImportMs ? ` (visible on the mount after ${fmt(seedImportMs)} ms, not timed)` : ''}`
-    : 'S3 Files inbox seeded through the mount';
-  const lines = [
-    `**${params.files} files × ${params.runs} runs**, ${params.minWords}–${params.maxWords} words per file, seed ${params.seed}; milliseconds, median (min–max). ${seeded}.`,
-    '',
-    renderTable(['Phase', 'S3 API', 'S3 Files', 'Speed-up (S3 API ÷ S3 Files)'], rows),
-  ];
+  const lines = [renderPhaseTable({ ...params, seedVia, seedImportMs },
+    { ...s3api.phases, wallMs: s3api.wallMs }, { ...s3files.phases, wallMs: s3files.wallMs })];
   if (sync) {
     const show = (v: number | string): string => (typeof v === 'number' ? `${round(v / 1000)} s` : v);
     lines.push('', renderTable(['Sync', 'Delay'], [

@@ -1,0 +1,96 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { formatChart, formatResults } from '../benchmarks/format';
+import type { BenchResults, HandlerSize, TemplateRow } from '../benchmarks/results';
+
+// benchmarks/RESULTS.md and handlers.svg are rendered from benchmarks/results.json by the formatter
+// and never edited by hand: what `npm run bench` writes is what is committed, and what
+// test/docs.test.ts checks in RESULTS.md is what the formatter makes of the measurements.
+
+const dir = path.join(__dirname, '..', 'benchmarks');
+const read = (name: string): string => fs.readFileSync(path.join(dir, name), 'utf8');
+const recorded = (): BenchResults => JSON.parse(read('results.json'));
+
+/** The recorded results with the handler sizes and template rows replaced. */
+function variant(change: { sizes?: HandlerSize[]; templateRows?: TemplateRow[]; about?: string[] }): BenchResults {
+  const r = recorded();
+  return {
+    ...r,
+    about: change.about ?? r.about,
+    handlers: { ...r.handlers, sizes: change.sizes ?? r.handlers.sizes },
+    templates: { ...r.templates, rows: change.templateRows ?? r.templates.rows },
+  };
+}
+
+describe('benchmarks/RESULTS.md is the formatter\'s rendering of benchmarks/results.json', () => {
+  test('RESULTS.md, byte for byte', () => {
+    expect(formatResults(recorded())).toBe(read('RESULTS.md'));
+  });
+
+  test('handlers.svg, byte for byte', () => {
+    expect(formatChart(recorded())).toBe(read('handlers.svg'));
+  });
+
+  test('results.json says where values were reconstructed rather than measured', () => {
+    const r = recorded();
+    expect(r.about?.join(' ')).toMatch(/recovered from benchmarks\/RESULTS\.md/);
+    for (const e of r.earlierRuns) expect(e.note).toMatch(/printed/);
+  });
+});
+
+describe('the formatter', () => {
+  const size = (files: number, s3files: number, s3api: number): HandlerSize =>
+    ({ files, runs: 1, wallSeconds: 1, totalMs: { s3files, s3api }, runRatio: { min: s3api / s3files, max: s3api / s3files } });
+
+  test('a ratio is the quotient of the unrounded totals, not of the rounded files/s', () => {
+    // GIVEN totals whose files/s round to 1,205 and 35 (1,205 ÷ 35 = 34.4)
+    const r = variant({ sizes: [size(20, 16.6, 568)] });
+    // WHEN rendered
+    const md = formatResults(r);
+    // THEN the row and the chart give 568 ÷ 16.6
+    expect(md).toContain('| 20 | 1 | 1,205 | 35 | **34.2×** | 34.2× (one run) | 16.6 | 568 |');
+    expect(formatChart(r)).toContain('20 files: 34.2×');
+    expect(formatChart(r)).not.toContain('34.4×');
+  });
+
+  test('no wording the audit found false: no n², no linearity verdict on synth, no hand corrections, no bare 3–5 min', () => {
+    const md = formatResults(recorded());
+    expect(md).not.toMatch(/n²|quadratically|not clearly linear|Growth is linear|[Cc]orrected by hand|530 characters/);
+    // each mention of the 3–5 min mount-target time is the scripted one, and says whose figure it is
+    const mentions = md.split('\n').filter((l) => /3–5 min/.test(l));
+    expect(mentions.length).toBeGreaterThan(0);
+    for (const line of mentions) expect(line).toMatch(/third-party write-ups|the write-ups' figures/);
+  });
+
+  test('DependsOn growth is stated from the counts: linear only when every step adds the same per function', () => {
+    // GIVEN the recorded rows with the hand-wired count growing faster at each size
+    const rows = recorded().templates.rows.map((t) => ({ ...t, handWired: { ...t.handWired, dependsOn: t.n * t.n } }));
+    // WHEN rendered THEN it says so
+    expect(formatResults(variant({ templateRows: rows }))).toMatch(/They do not both grow linearly \(library: 12 per function; hand-wired: not the same per function at every size/);
+    expect(formatResults(recorded())).toMatch(/Both grow linearly \(library: 12 per function; hand-wired: 19 per function at every size/);
+  });
+
+  test('a fresh run\'s results need no notes: no "measured apart", no note on claiming when claims have their row', () => {
+    // GIVEN results shaped as run-all writes them: every section from one run, phases with a claim row
+    const r = recorded();
+    const phases = r.handlers.sizes[r.handlers.sizes.length - 1].phases!;
+    const claims = { claimMs: { min: 1, median: 1, max: 1 } };
+    const withClaims = { s3api: { ...phases.s3api, ...claims }, s3files: { ...phases.s3files, ...claims } };
+    const fresh: BenchResults = {
+      ...r,
+      about: undefined,
+      templates: { ...r.templates, measuredApart: undefined },
+      bundles: { ...r.bundles, measuredApart: undefined },
+      handlers: {
+        ...r.handlers,
+        sizes: r.handlers.sizes.map((s) => (s.phases ? { ...s, phases: withClaims } : s)),
+      },
+    };
+    // WHEN rendered
+    const md = formatResults(fresh);
+    // THEN
+    expect(md).not.toContain('Measured apart');
+    expect(md).not.toContain('Measured before claiming');
+    expect(md).toContain('| claim (lease, one claim per file) | 1 (1–1) | 1 (1–1) | 1× |');
+  });
+});
