@@ -203,7 +203,7 @@ describe('mountOnFunction and imports: clear errors', () => {
     const vpc = isolatedVpc(stack);
     const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0', vpc });
     const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem, accessPointId: 'fsap-0123456789abcdef0' });
-    expect(() => LambdaMount.onFunction(userNodejsFunction(stack, 'A', vpc), ap)).toThrow(/invalid fileSystem "TestStack\/Theirs": mounting it needs what it was imported without: `clientSecurityGroup` .* or `securityGroups` .*, to let the function in over NFS; `bucket` \(and `prefix`\), for the grant of the default `directS3Read` .*Fix: give them to `S3FilesFileSystem\.fromFileSystemAttributes\(\)`, or pass `directS3Read`: `DirectS3Read\.enabledWithoutGrant\(\)`/);
+    expect(() => LambdaMount.onFunction(userNodejsFunction(stack, 'A', vpc), ap)).toThrow(/invalid fileSystem "TestStack\/Theirs": mounting it needs what it was imported without: `clientSecurityGroup` .* or `securityGroups` .*, to let the function in over NFS; `bucket` \(and `prefix`\), for the grant of the default `directS3Read` .*Fix: give them to `S3FilesFileSystem\.fromFileSystemAttributes\(\)`, or pass `directS3Read`: `lambda\.DirectS3Read\.enabledWithoutGrant\(\)`/);
     const withSg = S3FilesFileSystem.fromFileSystemAttributes(stack, 'WithSg', {
       fileSystemId: 'fs-0123456789abcdef1', vpc, clientSecurityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'C', 'sg-0aaaaaaaaaaaaaaaa'),
     });
