@@ -13,14 +13,13 @@ const fileSystem = new S3FilesFileSystem(storage, 'Files', { vpc });
 
 // Nothing below changes the storage stack's template.
 const compute = new Stack(app, 'Compute');
-const fn = {
-  runtime: lambda.Runtime.NODEJS_24_X,
-  handler: 'index.handler',
-  code: lambda.Code.fromInline('exports.handler = async () => ({})'),
-};
+const runtime = lambda.Runtime.NODEJS_24_X;
+const handler = 'index.handler';
+const code = lambda.Code.fromInline('exports.handler = async () => ({})');
 const shared = new S3FilesAccessPoint(compute, 'Shared', { fileSystem, path: '/shared' });
-new S3FilesMountedFunction(compute, 'Writer', { ...fn, accessPoint: shared });
-new S3FilesMountedFunction(compute, 'Reader', { ...fn, accessPoint: shared, readOnly: true });
-new S3FilesMountedFunction(compute, 'Own', { ...fn, s3FileSystem: fileSystem }); // its own access point, beside it
+new S3FilesMountedFunction(compute, 'Writer', { runtime, handler, code, accessPoint: shared });
+new S3FilesMountedFunction(compute, 'Reader', { runtime, handler, code, accessPoint: shared, readOnly: true });
+// Its own access point, beside it.
+new S3FilesMountedFunction(compute, 'Own', { runtime, handler, code, s3FileSystem: fileSystem });
 
 app.synth();
