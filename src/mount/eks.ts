@@ -7,9 +7,9 @@ import { S3FilesMountOptions } from './options';
 import { clusterSecurityGroup } from '../private/compat';
 import { findState, stateOf } from '../private/construct-state';
 import {
-  ADDON, associate, checkClusterVpc, checkDriverVersion, checkName, DNS_LABEL, DNS_SUBDOMAIN, Driver, DRIVER, driverOf, fargateNamespaceErrors,
-  grantDynamicProvisioning, NODE_SA, nodeSubnetIds, PLACEHOLDER_CAPACITY, podIdentityAgent, podIdentityRole, refuseNoClusterSecurityGroup, regionOf,
-  STATE, topologyErrors,
+  ADDON, associate, checkClusterVpc, checkDriverVersion, checkName, checkProvisionedPath, DNS_LABEL, DNS_SUBDOMAIN, Driver, DRIVER,
+  driverOf, duplicateAddonErrors, fargateNamespaceErrors, grantDynamicProvisioning, NODE_SA, nodeSubnetIds, PLACEHOLDER_CAPACITY,
+  podIdentityAgent, podIdentityRole, refuseNoClusterSecurityGroup, regionOf, STATE, topologyErrors,
 } from '../private/eks-driver';
 import { checkSameRegion } from '../private/environment';
 import { invalid } from '../private/messages';
@@ -76,8 +76,9 @@ export interface EksDriverOptions {
  */
 export interface EksVolumeOptions extends S3FilesMountOptions {
   /**
-   * The claim's name, without the access point id the library appends (`<claimName>-<fsap-...>`):
-   * Kubernetes never rebinds a claim, so a replaced access point gets a new volume and a new claim.
+   * The claim's name, without the access point id the library appends (`<claimName>-<fsap-...>`,
+   * and `-ro` for a read-only volume): Kubernetes never rebinds a claim nor changes a volume's
+   * source, so a replaced access point or a change of `readOnly` gets a new volume and a new claim.
    * A DNS label: lower-case letters, digits and `-`, at most 63 characters.
    */
   readonly claimName: string;
@@ -91,11 +92,11 @@ export interface EksVolumeOptions extends S3FilesMountOptions {
 
 /** The PersistentVolume and claim `EksMount.onCluster` made. */
 export interface EksVolume {
-  /** The claim's name (`<claimName>-<access point id>`): what pods put in `persistentVolumeClaim.claimName`. */
+  /** The claim's name (`<claimName>-<access point id>`, `-ro` appended when read-only): what pods put in `persistentVolumeClaim.claimName`. */
   readonly claimName: string;
   /** The claim's namespace. */
   readonly namespace: string;
-  /** The PersistentVolume's name. */
+  /** The PersistentVolume's name (`s3files.<namespace>.<claim's name>`: volumes are cluster-wide). */
   readonly persistentVolumeName: string;
   /** The manifest holding both: make your workloads depend on it. */
   readonly manifest: eks.KubernetesManifest;
@@ -117,7 +118,9 @@ export interface EksStorageClassOptions {
   readonly directoryPerms?: string;
 
   /**
-   * The directory under which the access points' directories are created (`basePath`).
+   * The directory under which the access points' directories are created (`basePath`). With
+   * the directory the driver adds below it (`subPathPattern`, or the volume's name), at most 4
+   * components and 100 characters, none starting with "." (checked at synth).
    * @default - the file system's root
    */
   readonly basePath?: string;
@@ -148,7 +151,8 @@ export interface EksStorageClassOptions {
 
   /**
    * The sub-path pattern of each access point's directory (`subPathPattern`), e.g.
-   * `${.PVC.namespace}/${.PVC.name}`.
+   * `${.PVC.namespace}/${.PVC.name}`; only `${.PVC.name}`, `${.PVC.namespace}` and `${.PV.name}`
+   * are replaced, and the driver appends "-" and a 36-character id to it.
    * @default - the driver's: `/${.PV.name}`
    */
   readonly subPathPattern?: string;
@@ -218,9 +222,10 @@ export class EksMount {
       nodes: group ? { connections: new ec2.Connections({ securityGroups: [group] }) } : undefined,
       controllerRole: options.controllerRole,
       volumes: new Set(),
-      fileSystems: new Set(),
+      storageClasses: new Set(),
+      fileSystems: new Map(),
     }));
-    scope.node.addValidation({ validate: () => topologyErrors(cluster) });
+    scope.node.addValidation({ validate: () => [...topologyErrors(cluster), ...duplicateAddonErrors(cluster, addon)] });
   }
 
   /**
@@ -249,8 +254,12 @@ export class EksMount {
     driver.volumes.add(key);
     checkClusterVpc(cluster, fs);
     const readOnly = options.readOnly ?? false;
-    const claimName = `${options.claimName}-${accessPoint.accessPointId}`;
-    const persistentVolumeName = `s3files-${namespace}-${claimName}`;
+    // A PersistentVolume's source is immutable once created, and a claim's volumeName too: whatever
+    // they are made of (the access point, read-only or not) is in both names, so a change gives a
+    // new pair (kubectl's prune removes the old one) instead of an update Kubernetes refuses. The
+    // volume's name joins namespace and claim with ".", which neither can hold: no two clash.
+    const claimName = `${options.claimName}-${accessPoint.accessPointId}${readOnly ? '-ro' : ''}`;
+    const persistentVolumeName = `s3files.${namespace}.${claimName}`;
     const persistentVolume = {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
@@ -301,6 +310,8 @@ export class EksMount {
       efsUtils: true,
       readOnlyFlag: true,
       directReads: options.grantDirectReads ?? true,
+      sharedRoleFix: 'The driver\'s node role mounts every S3 Files volume of the cluster: keep read-write volumes and storage classes of this access point (and of its file system) off this cluster, '
+        + 'or mount the read-only data through an access point of its own.',
     }, options);
     return { claimName, namespace, persistentVolumeName, manifest };
   }
@@ -323,6 +334,10 @@ export class EksMount {
     const driver = driverOf(cluster);
     const name = options.storageClassName;
     checkName(cluster, 'storageClassName', name, DNS_SUBDOMAIN, 253, '"s3files"');
+    if (driver.storageClasses.has(name)) {
+      invalid(cluster, 'storageClassName', name, 'the cluster already has an S3 Files StorageClass of that name (StorageClasses are cluster-wide)', 'give each storage class its own `storageClassName`');
+    }
+    driver.storageClasses.add(name);
     checkSameRegion(driver.scope, fileSystem.node.path, regionOf(fileSystem), 'clients mount a file system only from a VPC in its region', 'mount it');
     checkClusterVpc(cluster, fileSystem);
     const parameters: Record<string, string> = {
@@ -331,6 +346,7 @@ export class EksMount {
       directoryPerms: options.directoryPerms ?? '700',
     };
     if (options.directoryPerms !== undefined) validatePermissions(cluster, options.directoryPerms);
+    checkProvisionedPath(cluster, options.basePath, options.subPathPattern);
     if (options.basePath !== undefined) parameters.basePath = options.basePath;
     for (const [prop, value] of [['uid', options.uid], ['gid', options.gid], ['gidRangeStart', options.gidRangeStart], ['gidRangeEnd', options.gidRangeEnd]] as const) {
       if (value === undefined) continue;
@@ -347,9 +363,15 @@ export class EksMount {
     manifest.node.addDependency(fileSystem.mountTargetsAvailable);
     if (driver.addon) manifest.node.addDependency(driver.addon);
 
-    if (!driver.fileSystems.has(fileSystem.node.path)) {
-      driver.fileSystems.add(fileSystem.node.path);
-      grantDynamicProvisioning(cluster, driver, fileSystem, options.grantDirectReads ?? true);
+    // One node role mounts every storage class's volumes: the file system's grant is made once.
+    const directReads = options.grantDirectReads ?? true;
+    const granted = driver.fileSystems.get(fileSystem.node.path);
+    if (granted === undefined) {
+      driver.fileSystems.set(fileSystem.node.path, directReads);
+      grantDynamicProvisioning(cluster, driver, fileSystem, directReads);
+    } else if (granted !== directReads) {
+      invalid(cluster, 'grantDirectReads', directReads, `another storage class of ${fileSystem.node.path} on this cluster has \`grantDirectReads\` ${granted}, and one node role (the driver's) mounts the volumes of both`,
+        'give every storage class of one file system on one cluster the same `grantDirectReads`');
     }
     return { storageClassName: name, manifest };
   }

@@ -54,8 +54,11 @@ export interface Driver {
   /** The nodes' network identity: the cluster security group. */
   readonly nodes?: ec2.IConnectable;
   controllerRole?: iam.IRole;
+  /** `namespace/claimName` of each volume. */
   readonly volumes: Set<string>;
-  readonly fileSystems: Set<string>;
+  readonly storageClasses: Set<string>;
+  /** The file systems dynamic provisioning was granted on, with their `grantDirectReads`. */
+  readonly fileSystems: Map<string, boolean>;
 }
 
 export const STATE = 'cdk-s3files-lambda.EksDriver';
@@ -85,6 +88,60 @@ export function checkName(scope: IConstruct, prop: string, value: string, format
   }
 }
 
+/** The variables a `subPathPattern` may hold (pkg/driver/controller.go, subPathPatternComponents). */
+const SUB_PATH_VARIABLES = ['${.PVC.name}', '${.PVC.namespace}', '${.PV.name}'];
+/** What the driver appends to the last component: "-" and a UUID after a `subPathPattern`; the PV's name (`pvc-<UUID>`) without one. */
+const UNIQUE_SUFFIX = 37;
+const PV_NAME = 40;
+
+/**
+ * The directory of each access point dynamic provisioning creates is `path.Join("/", basePath,
+ * <subPathPattern or the PV's name>)` (pkg/driver/controller.go); S3 Files takes at most 4
+ * components of 100 characters in all, none hidden (the access point's own rules). What can be
+ * known at synth is checked here, so that claims do not stay Pending on a refused CreateAccessPoint.
+ */
+export function checkProvisionedPath(scope: IConstruct, basePath: string | undefined, subPathPattern: string | undefined): void {
+  const parts = (prop: string, value: string | undefined): string[] | undefined => {
+    if (value === undefined) return [];
+    if (typeof value !== 'string') invalid(scope, prop, value, 'it must be a string', 'use a path such as "/dynamic"');
+    if (Token.isUnresolved(value)) {
+      warnUnresolved(scope, prop);
+      return undefined;
+    }
+    const components = value.split('/').filter((c) => c !== '');
+    const hidden = components.find((c) => c.startsWith('.'));
+    if (hidden !== undefined) {
+      invalid(scope, prop, value, `component "${hidden}" starts with "." (S3 Files refuses hidden, "." and ".." components in an access point's path)`, 'rename the component so it does not start with "."');
+    }
+    return components;
+  };
+  const base = parts('basePath', basePath);
+  const pattern = parts('subPathPattern', subPathPattern);
+  if (subPathPattern !== undefined && pattern !== undefined) {
+    const left = SUB_PATH_VARIABLES.reduce((text, v) => text.split(v).join(''), subPathPattern);
+    if (left.includes('${') || left.includes('}')) {
+      invalid(scope, 'subPathPattern', subPathPattern, `the driver replaces only ${SUB_PATH_VARIABLES.join(', ')}, and refuses a pattern with anything else in "\${…}"`,
+        'use only those variables, e.g. "${.PVC.namespace}/${.PVC.name}"');
+    }
+    if (pattern.length === 0) invalid(scope, 'subPathPattern', subPathPattern, 'it has no component', 'use a pattern such as "${.PVC.namespace}/${.PVC.name}", or leave it out');
+  }
+  if (base === undefined || pattern === undefined) return;
+  const last = pattern.length > 0 ? pattern : ['x'.repeat(PV_NAME - UNIQUE_SUFFIX)];
+  const components = [...base, ...last];
+  const what = `"${['', ...base, ...(pattern.length > 0 ? pattern : ['<PV name>'])].join('/')}"`;
+  if (components.length > 4) {
+    invalid(scope, basePath !== undefined ? 'basePath' : 'subPathPattern', basePath ?? subPathPattern,
+      `each access point's directory would be ${what}, ${components.length} components, and S3 Files allows at most 4`, 'use fewer components in `basePath` and `subPathPattern` together');
+  }
+  // Each variable stands for at least one character.
+  const shortest = components.map((c) => SUB_PATH_VARIABLES.reduce((text, v) => text.split(v).join('x'), c));
+  const length = shortest.join('/').length + 1 + UNIQUE_SUFFIX;
+  if (length > 100) {
+    invalid(scope, basePath !== undefined ? 'basePath' : 'subPathPattern', basePath ?? subPathPattern,
+      `each access point's directory would be ${what} with a 36-character id appended, at least ${length} characters, and S3 Files allows 100`, 'shorten `basePath` or `subPathPattern`');
+  }
+}
+
 /** The driver declared on the cluster, or an error saying to declare it. */
 export function driverOf(cluster: eks.ICluster): Driver {
   const driver = findState<Driver>(cluster, STATE);
@@ -111,12 +168,21 @@ export function associate(
 /** The Pod Identity agent add-on: aws-eks's own for a Cluster of this app (unless one exists), a new one for an imported cluster only when asked. */
 export function podIdentityAgent(scope: Construct, cluster: eks.ICluster, install: boolean | undefined): IConstruct | undefined {
   if (cluster instanceof eks.Cluster) {
-    // (aws-eks allows one Cluster per stack: an agent add-on anywhere in its stack is this cluster's)
-    const existing = Stack.of(cluster).node.findAll().find((c) => c instanceof eks.CfnAddon && c.addonName === POD_IDENTITY_AGENT);
+    // An agent add-on of this cluster declared elsewhere in the app (the stack may hold an
+    // imported cluster's too: compared by the cluster's name as the template has it).
+    const existing = addonsOf(cluster, POD_IDENTITY_AGENT)[0];
     if (existing) return existing;
     return install === false ? undefined : cluster.eksPodIdentityAgent;
   }
   return install ? new eks.Addon(scope, 'PodIdentityAgent', { cluster, addonName: POD_IDENTITY_AGENT }) : undefined;
+}
+
+/** The add-ons of the cluster named `name` declared anywhere in the app (matched by the cluster name as their stack renders it). */
+export function addonsOf(cluster: eks.ICluster, name: string): eks.CfnAddon[] {
+  const stack = Stack.of(cluster);
+  const clusterName = JSON.stringify(stack.resolve(cluster.clusterName));
+  return cluster.node.root.node.findAll().filter((c): c is eks.CfnAddon => c instanceof eks.CfnAddon && c.addonName === name
+    && Stack.of(c) === stack && JSON.stringify(stack.resolve(c.clusterName)) === clusterName);
 }
 
 export function refuseNoClusterSecurityGroup(cluster: eks.ICluster): never {
@@ -206,11 +272,34 @@ export function topologyErrors(cluster: eks.ICluster): string[] {
   });
 }
 
+/**
+ * Whether a Fargate selector's namespace matches: "you're allowed to use `*` and `?` in the selector
+ * criteria for namespaces", `*` for "none, one, or multiple characters", `?` for exactly one (EKS
+ * user guide, "Fargate profile wildcards").
+ */
+export function selects(pattern: string, namespace: string): boolean {
+  if (Token.isUnresolved(pattern)) return false;
+  const regex = pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${regex}$`).test(namespace);
+}
+
+/** EKS installs an add-on once per cluster: the library's driver add-on beside another one of the app fails at deploy. */
+export function duplicateAddonErrors(cluster: eks.ICluster, ours: eks.Addon | undefined): string[] {
+  if (!ours) return [];
+  const other = addonsOf(cluster, ADDON).find((c) => c.node.scope !== ours);
+  return asErrors(() => {
+    if (!other) return;
+    invalid(cluster, 'addonVersion', (ours.node.defaultChild as eks.CfnAddon).addonVersion, `the app already declares the ${ADDON} add-on of this cluster (${other.node.path}), and a cluster has each add-on once`,
+      'pass `existingDriverVersion` (that add-on\'s version) instead of `addonVersion`, or remove the other add-on');
+  });
+}
+
 /** A claim in a namespace a Fargate profile selects without labels: its pods all run on Fargate, where S3 Files does not mount. */
 export function fargateNamespaceErrors(cluster: eks.ICluster, namespace: string, claimName: string): string[] {
   return asErrors(() => {
     for (const profile of fargateProfilesOf(cluster)) {
-      const selector = profile.selectors.find((s) => s.namespace === namespace && (s.labels === undefined || Object.keys(s.labels).length === 0));
+      const unlabelled = (s: eks.Selector) => s.labels === undefined || Object.keys(s.labels).length === 0;
+      const selector = profile.selectors.find((s) => selects(s.namespace, namespace) && unlabelled(s));
       if (!selector) continue;
       invalid(cluster, 'namespace', namespace, `the Fargate profile ${profile.path} selects every pod of it, so the pods of claim ${describe(claimName)} run on Fargate, and "EKS Fargate doesn't support S3 Files" (EKS user guide)`,
         'put the claim in a namespace no Fargate profile selects, or give that profile\'s selector labels the pods that mount S3 Files do not carry');

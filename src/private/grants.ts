@@ -177,6 +177,8 @@ export interface ReadOnlyMount {
   readonly scope: IConstruct;
   readonly what: string;
   readonly readOnlyFlag: boolean;
+  /** The way out, when it is not a role of the client's own. */
+  readonly fix?: string;
 }
 
 /**
@@ -225,7 +227,7 @@ class ClientGrants extends Construct {
         + (mount.readOnlyFlag
           ? `${capitalized(mount.what)} mounts read-only, but anything else running with that role can mount read-write. `
           : `${capitalized(mount.what)} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can write. `)
-        + 'Give the read-only client a role of its own.');
+        + (mount.fix ?? 'Give the read-only client a role of its own.'));
     }
   }
 }

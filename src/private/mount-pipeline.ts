@@ -47,6 +47,8 @@ export interface Compute {
   readonly readOnlyFlag: boolean;
   /** Whether direct reads are granted. */
   readonly directReads: boolean;
+  /** How to keep a read-only mount read-only when its role is also granted writes (`readOnlySharedRole`), when it is not "a role of its own". */
+  readonly sharedRoleFix?: string;
   /** Why direct reads need the bucket, and how to do without, when the bucket is unknown. */
   readonly directReadNeed?: DirectReadNeed;
   /** The service mounts only its own account's file systems: the documentation's words. */
@@ -61,17 +63,19 @@ export interface Compute {
 export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Compute, options: S3FilesClientOptions): void {
   const fs = accessPoint.fileSystem;
   const { scope, what } = compute;
+  // The region first: another region's file system is the error, whatever it was imported with.
+  if (compute.grantee) checkSameRegion(scope, fs.node.path, literal(fs.env?.region), 'clients mount a file system only from a VPC in its region', 'mount it');
   refuseMissingAttributes(scope, fs, what, {
     network: compute.connectable !== undefined && !(fs.clientSecurityGroup && compute.joinSecurityGroup),
+    joins: compute.joinSecurityGroup !== undefined,
     directReads: compute.grantee && compute.directReads ? compute.directReadNeed ?? GRANT_DIRECT_READS : undefined,
   });
   if (compute.grantee) {
-    checkSameRegion(scope, fs.node.path, literal(fs.env?.region), 'clients mount a file system only from a VPC in its region', 'mount it');
     checkClientAccount(scope, what, compute.grantee, fs, clientActions(options), accessPoint.accessPointArn, compute.sameAccountOnly);
     checkAccessPointStack(scope, accessPoint, what);
     grantMount(scope, compute.grantee, accessPoint, options,
       { efsUtils: compute.efsUtils, directReads: compute.directReads, directReadNeed: compute.directReadNeed },
-      options.readOnly ? { scope, what, readOnlyFlag: compute.readOnlyFlag } : undefined);
+      options.readOnly ? { scope, what, readOnlyFlag: compute.readOnlyFlag, fix: compute.sharedRoleFix } : undefined);
     if (options.readOnly && options.rootAccess) {
       warn(scope, 'readOnlyWithRootAccess',
         '`readOnly` and `rootAccess` are both set: root access without write access only widens what can be read. Drop `rootAccess` unless the client must read root-only entries.');
@@ -138,12 +142,14 @@ export function grantMount(
  * user learns them all at once, not one per synth).
  */
 function refuseMissingAttributes(
-  scope: IConstruct, fs: IS3FilesFileSystem, what: string, needs: { network?: boolean; directReads?: DirectReadNeed },
+  scope: IConstruct, fs: IS3FilesFileSystem, what: string, needs: { network?: boolean; joins?: boolean; directReads?: DirectReadNeed },
 ): void {
   const missing: string[] = [];
   const without: string[] = [];
   if (needs.network && fs.connections.securityGroups.length === 0) {
-    missing.push(`\`clientSecurityGroup\` (a group the mount targets admit) or \`securityGroups\` (the mount targets' groups), to let ${what} in over NFS`);
+    missing.push(needs.joins
+      ? `\`clientSecurityGroup\` (a group the mount targets admit) or \`securityGroups\` (the mount targets' groups), to let ${what} in over NFS`
+      : `\`securityGroups\` (the mount targets' groups), to let ${what} in over NFS (it cannot join a \`clientSecurityGroup\`: the library adds a rule to the mount targets' groups instead)`);
   }
   if (needs.directReads && !fs.bucket) {
     missing.push(`\`bucket\` (and \`prefix\`), for ${needs.directReads.reason}`);

@@ -25,8 +25,12 @@ export function openNfs(
   } else if (fileSystem.connections.securityGroups.length > 0) {
     nfsRules(scope, fileSystem.connections.securityGroups, client, what);
   } else {
-    invalid(scope, 'fileSystem', fileSystem.node.path, `the file system has no security group the library knows, so ${what} cannot be let in over NFS`,
-      'give `clientSecurityGroup` (a group the mount targets admit) or `securityGroups` (the mount targets\' groups) to `S3FilesFileSystem.fromFileSystemAttributes()`');
+    invalid(scope, 'fileSystem', fileSystem.node.path, join
+      ? `the file system has no security group the library knows, so ${what} cannot be let in over NFS`
+      : `the library knows none of the mount targets' security groups, so ${what} (which cannot join a \`clientSecurityGroup\`) cannot be let in over NFS`,
+    join
+      ? 'give `clientSecurityGroup` (a group the mount targets admit) or `securityGroups` (the mount targets\' groups) to `S3FilesFileSystem.fromFileSystemAttributes()`'
+      : 'give `securityGroups` (the mount targets\' groups) to `S3FilesFileSystem.fromFileSystemAttributes()`');
   }
 }
 

@@ -29,7 +29,7 @@ const ec2Role = (stack: Stack, id: string) => new iam.Role(stack, id, { assumedB
 
 const ADAPTERS: Adapter[] = [
   {
-    name: 'Lambda (mountOnFunction)',
+    name: 'Lambda (LambdaMount.onFunction)',
     sameAccountOnly: true,
     efsUtils: false,
     mount: (stack, vpc, ap, id, o = {}) => {
@@ -39,7 +39,7 @@ const ADAPTERS: Adapter[] = [
     },
   },
   {
-    name: 'ECS (mountOnTaskDefinition)',
+    name: 'ECS (EcsMount.onTaskDefinition)',
     sameAccountOnly: false,
     efsUtils: true,
     mount: (stack, _vpc, ap, id, o = {}) => {
@@ -50,7 +50,7 @@ const ADAPTERS: Adapter[] = [
     },
   },
   {
-    name: 'Batch (mountOnJobDefinition)',
+    name: 'Batch (BatchMount.onJobDefinition)',
     sameAccountOnly: false,
     efsUtils: true,
     mount: (stack, _vpc, ap, id, o = {}) => {
@@ -66,7 +66,7 @@ const ADAPTERS: Adapter[] = [
     },
   },
   {
-    name: 'EC2 (mountOnInstance)',
+    name: 'EC2 (Ec2Mount.onInstance)',
     sameAccountOnly: false,
     efsUtils: true,
     mount: (stack, vpc, ap, id, o = {}) => {
@@ -82,7 +82,7 @@ const ADAPTERS: Adapter[] = [
     },
   },
   {
-    name: 'AgentCore (mountOnAgentCoreRuntime)',
+    name: 'AgentCore (AgentCoreMount.onRuntime)',
     sameAccountOnly: true,
     efsUtils: false,
     mount: (stack, vpc, ap, id, o = {}) => {
@@ -205,7 +205,9 @@ describe.each(ADAPTERS)('mount contract: $name', (adapter) => {
     const reader = adapter.mount(stack, vpc, accessPoint, 'Reader', { role: shared, readOnly: true });
     // THEN the read-only one says its role can write there
     const [warning] = messagesOn(reader).filter((m) => m.includes('readOnlySharedRole'));
-    expect(warning).toMatch(/^`readOnly` is set, but the role S\/Shared is also granted s3files:ClientWrite on this file system through the same access point, by another mount or grant\. .*Give the read-only client a role of its own\./);
+    expect(warning).toMatch(/^`readOnly` is set, but the role S\/Shared is also granted s3files:ClientWrite on this file system through the same access point, by another mount or grant\. /);
+    // (on EKS one node role mounts every volume: the way out is another access point, not a role)
+    expect(warning).toContain(adapter.name.startsWith('EKS') ? 'mount the read-only data through an access point of its own.' : 'Give the read-only client a role of its own.');
     // AND not with its own role, nor when the write is through another access point
     const other = fileSystem.addAccessPoint('Other', { path: '/other' });
     const second = ec2Role(stack, 'Second');

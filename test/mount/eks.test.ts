@@ -106,7 +106,7 @@ describe('EksMount.onCluster', () => {
     const manifests = manifestsOf(t.toJSON());
     const [[manifestId, [pv, pvc]]] = Object.entries(manifests);
     const ap = /^fsap-[0-9a-f]{17}$/;
-    expect(pv.metadata.name).toMatch(/^s3files-app-data-fsap-[0-9a-f]{17}$/);
+    expect(pv.metadata.name).toMatch(/^s3files\.app\.data-fsap-[0-9a-f]{17}$/);
     expect(pv.spec).toEqual({
       capacity: { storage: '5Gi' },
       volumeMode: 'Filesystem',
@@ -157,6 +157,7 @@ describe('EksMount.onCluster', () => {
     const [[, [pv]]] = Object.entries(manifestsOf(t.toJSON()));
     expect(pv.spec.csi.readOnly).toBe(true);
     expect(pv.spec.accessModes).toEqual(['ReadWriteMany']);
+    expect(pv.metadata.name).toMatch(/^s3files\.default\.data-fsap-[0-9a-f]{17}-ro$/);
     const statements = statementsOf(t, 'ClusterS3FilesCsiDriverNodeRole');
     expect(statements).toEqual(expect.arrayContaining([expect.objectContaining({ Action: 's3files:ClientMount' })]));
     expect(JSON.stringify(statements)).not.toMatch(/ClientWrite|s3:GetObject/);
