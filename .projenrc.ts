@@ -314,6 +314,7 @@ packageJava.exec('jsii-pacmak -v --target java --maven-local-repository .m2-loca
 const goModule = 'node scripts/go-module-floor.js dist/go/cdks3fileslambda';
 const packageGo = project.tasks.tryFind('package:go')!;
 packageGo.reset();
+packageGo.spawn(project.tasks.tryFind('bundle')!);
 packageGo.spawn(rosetta);
 packageGo.exec('jsii-pacmak -v --target go --code-only');
 packageGo.exec(goModule);

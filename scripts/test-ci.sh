@@ -7,8 +7,9 @@
 #
 #   1. jsii compile                | Python tool venv (pip) | Maven seed, aws-cdk-lib wheel (downloads)
 #   2. bundle, then jest (alone: its timing-sensitive suites get both cores)
-#   3. eslint, tsc, integ asserts, docgen | bindings (rosetta, jsii-pacmak, wheel and jar, 3-language synth)
-# (No test reads API.md: docgen waits for phase 3, where the bindings leave a core free.)
+#   3. eslint, tsc, integ asserts, docgen | bindings (rosetta, jsii-pacmak, wheel, jar and Go module, 4-language synth)
+# (docgen waits for phase 3, where the bindings leave a core free; then the committed API.md and
+# docs/API.*.md must be what it wrote: `npx projen build` and the release leave a clean tree.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 logs=test-reports/phases
@@ -58,11 +59,13 @@ maven()    { run seed:maven npx projen seed:maven; }
 # Only a cache warm-up: when it fails, the bindings phase downloads what it needs itself.
 wheels()   {
   local v dir; v="$(node -p "require('./node_modules/aws-cdk-lib/package.json').version")"; dir="$(mktemp -d)"
-  run pip-prefetch python3 -m pip download -q --disable-pip-version-check -d "$dir" "aws-cdk-lib==$v" "constructs>=10.5.0,<11.0.0" \
+  run pip-prefetch-warm-up-only python3 -m pip download -q --disable-pip-version-check -d "$dir" "aws-cdk-lib==$v" "constructs>=10.5.0,<11.0.0" \
     || echo "pip prefetch failed (a cache warm-up only; the bindings phase downloads the wheels itself)"
   rm -rf "$dir"
 }
-lint()     { run eslint npx projen eslint && run tsc npx tsc --noEmit -p test/tsconfig.json && integ && run docgen npx projen docgen; }
+lint()     { run eslint npx projen eslint && run tsc npx tsc --noEmit -p test/tsconfig.json && integ && run docgen npx projen docgen && api_docs; }
+api_docs() { run api-docs-committed git diff --exit-code --stat -- API.md docs/API.python.md docs/API.java.md \
+  || { echo "API docs differ from what docgen writes: run \`npx projen docgen\` and commit them"; return 1; }; }
 integ()    { for n in comparison shared-file-system cross-compute; do run "integ:$n:assert" npx projen "integ:$n:assert" || return 1; done; }
 bindings() { run test:bindings npx projen test:bindings; }
 

@@ -94,3 +94,20 @@ describe('the formatter', () => {
     expect(md).toContain('| claim (lease, one claim per file) | 1 (1–1) | 1 (1–1) | 1× |');
   });
 });
+
+test('docs/performance.md\'s bundle row is what results.json recorded, and the bundles built now are within 1 KiB of the recording', () => {
+  const rows: Array<{ name: string; bytes: number; shipped: boolean }> = (recorded() as any).bundles.rows;
+  const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+  const size = (name: string) => kib(rows.find((r) => r.name === `s3files-provider/${name}.lambda`)!.bytes);
+  const integ = rows.filter((r) => !r.shipped).map((r) => r.bytes);
+  const performance = fs.readFileSync(path.join(dir, '..', 'docs/performance.md'), 'utf8');
+  const row = /\| Handler bundles \(minified\) \| shipped: is-complete ([\d.]+) KiB, on-event ([\d.]+) KiB [^|]*; integ handlers ([\d.]+)–([\d.]+) KiB/.exec(performance);
+  expect(row).not.toBeNull();
+  expect(row!.slice(1)).toEqual([size('is-complete'), size('on-event'), kib(Math.min(...integ)), kib(Math.max(...integ))]);
+  // not stale: what `npx projen bundle` built last differs by at most 1 KiB (else `npm run bench -- --only bundles`)
+  for (const r of rows) {
+    const built = path.join(dir, '..', r.shipped ? 'assets/lambda' : 'assets/integ/handlers', r.name, 'index.js');
+    if (!fs.existsSync(built)) continue;
+    expect({ name: r.name, offBy1KiB: Math.abs(fs.statSync(built).size - r.bytes) > 1024 }).toEqual({ name: r.name, offBy1KiB: false });
+  }
+});

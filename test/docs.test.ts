@@ -3,6 +3,7 @@ import * as path from 'path';
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import * as ts from 'typescript';
 import { handWiredStack, libraryStack } from '../benchmarks/synth';
 import { ImportTrigger, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../src';
@@ -55,8 +56,8 @@ function ratioConsistent(stated: string, a: string, b: string): boolean {
   return r + half(stated) >= lo && r - half(stated) <= hi;
 }
 
-function template(build: (app: App) => Stack): any {
-  const app = new App();
+function template(build: (app: App) => Stack, context?: Record<string, unknown>): any {
+  const app = new App({ context });
   const stack = build(app);
   return app.synth().getStackByName(stack.stackName).template;
 }
@@ -120,6 +121,27 @@ function largestThatFits(): number {
   expect(() => template((app) => libraryStack(app, estimate + 1))).toThrow(/greater than allowed maximum of 500/);
   return estimate;
 }
+// The same in an app made by `cdk init`, whose cdk.json sets aws-cdk-lib's recommended flags.
+const INIT_FLAGS = cxapi.CURRENTLY_RECOMMENDED_FLAGS;
+const init1 = template((app) => libraryStack(app, 1), INIT_FLAGS);
+const init50 = template((app) => libraryStack(app, 50), INIT_FLAGS);
+const perFunctionInit = (resources(init50).length - resources(init1).length) / 49;
+function largestThatFitsInit(): number {
+  const estimate = Math.floor((500 - (resources(init1).length - perFunctionInit)) / perFunctionInit);
+  expect(() => template((app) => libraryStack(app, estimate), INIT_FLAGS)).not.toThrow();
+  expect(() => template((app) => libraryStack(app, estimate + 1), INIT_FLAGS)).toThrow(/greater than allowed maximum of 500/);
+  return estimate;
+}
+/** The README's quick start (examples/readme/quickstart.ts), with or without those flags. */
+function quickStart(context?: Record<string, unknown>): any {
+  return template((app) => {
+    const stack = new Stack(app, 'QuickStart');
+    new S3FilesMountedFunction(stack, 'Reader', {
+      runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => 1;'),
+    });
+    return stack;
+  }, context);
+}
 const [policy1] = ofType(lib1, 'AWS::S3Files::FileSystemPolicy');
 const [policy50] = ofType(lib50, 'AWS::S3Files::FileSystemPolicy');
 const policyChars = policyCharacters(policy1.Properties.Policy);
@@ -158,9 +180,18 @@ describe('README: numbers computed from the code', () => {
     expect(policy1.Properties.Policy.Statement.map((s: any) => s.Sid)).toEqual(['DenyInsecureTransport', 'DenyMountsWithoutAccessPoint']);
   });
 
-  test('the capacity paragraph: functions per stack and resources per function', () => {
-    const said = find(readme, /A stack holds (\d+) functions sharing one access\s+point \((\d+) resources each/, 'the functions per stack');
+  test('the capacity paragraph: functions per stack and resources per function, bare and with cdk init\'s flags', () => {
+    const said = find(readme, /A stack holds (\d+) functions sharing one access\s+point \((\d+) resources each;\s+(\d+) functions of (\d+) resources in an app made by `cdk init`/, 'the functions per stack');
     expect([Number(said[1]), Number(said[2])]).toEqual([largestThatFits(), perFunction]);
+    expect([Number(said[3]), Number(said[4])]).toEqual([largestThatFitsInit(), perFunctionInit]);
+  });
+
+  test('the quick start\'s resource count, bare and in an app made by cdk init', () => {
+    const said = find(readme, /\((\d+) resources in all; (\d+) in an app made by `cdk init`, whose feature flags add a log\s+group to each of the (\w+) functions/, 'the quick start\'s resources');
+    expect([Number(said[1]), Number(said[2])]).toEqual([resources(quickStart()).length, resources(quickStart(INIT_FLAGS)).length]);
+    const logGroups = ofType(quickStart(INIT_FLAGS), 'AWS::Logs::LogGroup').length;
+    expect(['one', 'two', 'three', 'four', 'five', 'six', 'seven'][logGroups - 1]).toBe(said[3]);
+    expect(ofType(quickStart(), 'AWS::Logs::LogGroup')).toHaveLength(0);
   }, 120_000);
 
   test('file systems per stack: the stated count fits, one more is a synth error; with RETAIN the resource limit binds first', () => {

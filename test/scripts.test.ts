@@ -31,3 +31,59 @@ describe('project shell scripts [python tools]', () => {
     }
   });
 });
+
+describe('scripts/bundle-if-stale.sh (cdk.json\'s build step)', () => {
+  // A copy of the script in a tree of the files it reads, with times set by hand.
+  function tree(): { dir: string; run: () => string; touch: (file: string, secondsAgo: number) => void } {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-bundle-'));
+    const touch = (file: string, secondsAgo: number) => {
+      const full = path.join(dir, file);
+      fs.mkdirSync(path.dirname(full), { recursive: true });
+      if (!fs.existsSync(full)) fs.writeFileSync(full, file.endsWith('tasks.json') ? JSON.stringify({ tasks: { bundle: { steps: [{}, {}] } } }) : '');
+      const t = new Date(Date.now() - secondsAgo * 1000);
+      fs.utimesSync(full, t, t);
+    };
+    fs.mkdirSync(path.join(dir, 'scripts'));
+    fs.copyFileSync(path.join(root, 'scripts/bundle-if-stale.sh'), path.join(dir, 'scripts/bundle-if-stale.sh'));
+    for (const f of ['lambda/a/index.ts', 'integ/handlers/b.ts', 'src/private/custom-resource-contract.ts', 'node_modules/.package-lock.json',
+      '.projen/tasks.json', 'tsconfig.json', 'test/tsconfig.json']) touch(f, 600);
+    for (const f of ['assets/lambda/a/index.js', 'assets/integ/b/index.js']) touch(f, 300);
+    const run = () => {
+      const r = spawnSync('bash', [path.join(dir, 'scripts/bundle-if-stale.sh')], { env: { ...process.env, BUNDLE_DRY_RUN: '1' }, encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return r.stdout.trim();
+    };
+    return { dir, run, touch };
+  }
+
+  test('fresh bundles: nothing to do', () => {
+    expect(tree().run()).toBe('');
+  });
+
+  test.each([
+    ['a handler source', 'lambda/a/index.ts'],
+    ['an integ handler', 'integ/handlers/b.ts'],
+    ['the installed packages', 'node_modules/.package-lock.json'],
+    ['the bundle steps', '.projen/tasks.json'],
+    ['the tsconfig esbuild reads', 'test/tsconfig.json'],
+    ['the library tsconfig', 'tsconfig.json'],
+  ])('bundles again when %s changed since the oldest bundle', (_what, file) => {
+    const t = tree();
+    t.touch(file, 10);
+    expect(t.run()).toBe(`bundle: ${file} is newer than the oldest bundle`);
+  });
+
+  test('bundles when a bundle is missing', () => {
+    const t = tree();
+    fs.rmSync(path.join(t.dir, 'assets/integ'), { recursive: true });
+    expect(t.run()).toBe('bundle: 1 of 2 bundles');
+  });
+});
+
+test('every package task bundles the handlers before it packs (a package built on its own ships them)', () => {
+  const tasks = JSON.parse(fs.readFileSync(path.join(root, '.projen/tasks.json'), 'utf8')).tasks as Record<string, { steps?: Array<Record<string, string>> }>;
+  const packaging = Object.keys(tasks).filter((name) => /^package:/.test(name));
+  expect(packaging.sort()).toEqual(['package:go', 'package:java', 'package:js', 'package:python']);
+  for (const name of packaging) expect({ name, first: tasks[name].steps?.[0] }).toEqual({ name, first: { spawn: 'bundle' } });
+});

@@ -17,6 +17,7 @@ import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
 import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, EksMount, ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
 import { newCluster } from '../util/eks';
+import { oncePerRun } from '../util/once-per-run';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
@@ -262,65 +263,16 @@ function acknowledgeUserRole(fn: lambda.Function): void {
 
 /**
  * The validator app's templates (nested stacks included). Synthesized once per jest run and shared
- * by the suites that only read them: the first to ask synthesizes (a directory created with mkdir
- * is the lock), the others wait for it. Outside jest's run id (a script), a fresh temp dir each call.
+ * by the suites that only read them (test/util/once-per-run.ts). Outside jest's run id (a
+ * script), a fresh temp dir each call.
  */
 export function synthesizeTemplates(): { outdir: string; templates: string[] } {
   const run = process.env.S3FILES_JEST_RUN;
   if (!run) return synthesizeInto(fs.mkdtempSync(path.join(os.tmpdir(), 's3files-validate-')));
-  const shared = path.join(os.tmpdir(), `s3files-jest-${run}`);
-  const outdir = path.join(shared, 'validator-app');
-  const done = path.join(shared, 'validator-app.done');
-  fs.mkdirSync(shared, { recursive: true });
-  const lock = path.join(shared, 'validator-app.lock');
-  const take = (): boolean => {
-    try {
-      fs.mkdirSync(lock);
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      return false;
-    }
-  };
-  // The holder died before finishing (a killed worker): its lock is stale, take it over.
-  const holderDead = (): boolean => {
-    const pid = Number(fs.readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }) || NaN);
-    if (!Number.isInteger(pid) || isAlive(pid)) return false;
-    fs.rmSync(lock, { recursive: true, force: true });
-    return true;
-  };
-  let mine = take();
-  const deadline = Date.now() + 300_000;
-  while (!mine && !fs.existsSync(done)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to synthesize the validator app into ${outdir}`);
-    mine = holderDead() && take();
-    if (!mine) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-  }
-  if (mine) {
-    try {
-      const result = synthesizeInto(fs.mkdtempSync(path.join(shared, 'synth-')));
-      fs.renameSync(result.outdir, outdir);
-      fs.writeFileSync(done, 'ok');
-    } catch (e) {
-      fs.writeFileSync(done, `failed: ${(e as Error).stack}`);
-      throw e;
-    }
-  } else {
-    const state = fs.readFileSync(done, 'utf8');
-    if (state !== 'ok') throw new Error(`the validator app failed to synthesize in another suite: ${state}`);
-  }
+  const outdir = oncePerRun(path.join(os.tmpdir(), `s3files-jest-${run}`), 'validator-app', (dir) => {
+    buildValidatorApp(dir).synth();
+  });
   return { outdir, templates: templatesIn(outdir) };
-}
-
-/** Whether a process is alive. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function synthesizeInto(outdir: string): { outdir: string; templates: string[] } {

@@ -1,0 +1,89 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+// Work done once per jest run and shared by the suites (workers) that need it: the first to ask
+// does it, the others wait. A directory created with mkdir is the lock; it holds its holder's pid,
+// so a waiter takes over from a holder that died (a killed worker) instead of waiting it out.
+
+/** Whether a process is alive. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes the lock: true when this process now holds it. */
+export function takeLock(lock: string): boolean {
+  try {
+    fs.mkdirSync(lock);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return false;
+  }
+  fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+  return true;
+}
+
+/** The pid of the lock's holder, or undefined while the lock is being made or moved. */
+export function holderOf(lock: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Moves aside the lock of `deadPid`, read earlier: true when this process moved it. Two waiters
+ * can both see the same dead holder; each renames the lock to a name made from that pid, and a
+ * rename onto that (non-empty, never removed before the run ends) directory fails, so the second
+ * can never move away a lock the first has taken since.
+ */
+export function moveAsideDeadLock(lock: string, deadPid: number): boolean {
+  try {
+    fs.renameSync(lock, `${lock}.dead-${deadPid}`);
+    return true;
+  } catch (e) {
+    if (['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) return false;
+    throw e;
+  }
+}
+
+/**
+ * Runs `work` once for `name` in `shared`: it gets a fresh directory and returns nothing; its
+ * result is moved to `<shared>/<name>`, which every caller gets back once it is there.
+ */
+export function oncePerRun(shared: string, name: string, work: (dir: string) => void, timeoutMs = 300_000): string {
+  fs.mkdirSync(shared, { recursive: true });
+  const outdir = path.join(shared, name);
+  const done = path.join(shared, `${name}.done`);
+  const lock = path.join(shared, `${name}.lock`);
+  let mine = takeLock(lock);
+  const deadline = Date.now() + timeoutMs;
+  while (!mine && !fs.existsSync(done)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to make ${outdir}`);
+    const holder = holderOf(lock);
+    mine = holder !== undefined && !isAlive(holder) && moveAsideDeadLock(lock, holder) && takeLock(lock);
+    if (!mine) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  if (mine) {
+    try {
+      const dir = fs.mkdtempSync(path.join(shared, `${name}-`));
+      work(dir);
+      fs.renameSync(dir, outdir);
+      fs.writeFileSync(done, 'ok');
+    } catch (e) {
+      fs.writeFileSync(done, `failed: ${(e as Error).stack}`);
+      throw e;
+    }
+  } else {
+    const state = fs.readFileSync(done, 'utf8');
+    if (state !== 'ok') throw new Error(`${outdir} failed in another suite: ${state}`);
+  }
+  return outdir;
+}
