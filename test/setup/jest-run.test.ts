@@ -34,7 +34,7 @@ test('setup removes what dead runs left, keeps a live run\'s, and makes the run\
   const out = JSON.parse(node(`require(${JSON.stringify(RUN_ID)})().then(() => console.log(JSON.stringify(process.env)))`, { TMPDIR: base }));
   expect(fs.readdirSync(base).sort()).toEqual([...live, `s3files-jest-tmp-${out.S3FILES_JEST_RUN}`].sort());
   expect(out.TMPDIR).toBe(path.join(base, `s3files-jest-tmp-${out.S3FILES_JEST_RUN}`));
-  expect(fs.statSync(out.TMPDIR).mode & 0o7777).toBe(0o1777);
+  expect((fs.statSync(out.TMPDIR).mode % 0o10000).toString(8)).toBe('1777');
   fs.writeFileSync(path.join(out.TMPDIR, 'left-by-a-test'), '');
   node(`require(${JSON.stringify(RUN_ID)}).teardown()`, { TMPDIR: out.TMPDIR, S3FILES_JEST_RUN: out.S3FILES_JEST_RUN, S3FILES_JEST_BASE_TMPDIR: base });
   expect(fs.readdirSync(base).sort()).toEqual([...live].sort());
