@@ -236,6 +236,10 @@ go_setup() {
   cp -r test/bindings/go-errors "$work/go/errors"
   (cd "$work/go" && go mod edit -replace "github.com/example/cdk-s3files-lambda-go/cdks3fileslambda=$root/dist/go/cdks3fileslambda" \
     && go mod tidy && go vet ./... && go build -o bin/ ./...)
+  # The README states the Go floor the committed go.mod declares: tidy must leave it as it is.
+  local want got
+  want="$(grep '^go ' examples/readme/go/go.mod)"; got="$(grep '^go ' "$work/go/go.mod")"
+  [[ "$want" == "$got" ]] || { echo "examples/readme/go/go.mod says '$want', go mod tidy writes '$got'"; return 1; }
 }
 go_synth() {
   local suffix="${1:-}" name ts py java go

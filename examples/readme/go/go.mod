@@ -2,7 +2,7 @@
 // (dist/go), synthesizes each and compares the templates with TypeScript's, Python's and Java's.
 module example.com/s3files-readme
 
-go 1.23
+go 1.26.0
 
 require (
 	github.com/aws/aws-cdk-go/awscdk/v2 v2.275.0
