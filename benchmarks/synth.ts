@@ -107,6 +107,12 @@ const FILE_SYSTEM_ARN = 'arn:aws:s3files:us-east-1:123456789012:file-system/fs-0
  * rendering, with unresolved `Fn::GetAtt`s, is a different number. Any other intrinsic throws.
  */
 export function policyChars(template: TemplateJson): number {
+  const policies = Object.values(template.Resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
+  return Math.max(0, ...policies.map((p) => policyCharacters(p.Properties.Policy)));
+}
+
+/** The same for one policy document as its template renders it. */
+export function policyCharacters(policy: unknown): number {
   const resolve = (v: any): any => {
     if (Array.isArray(v)) return v.map(resolve);
     if (v && typeof v === 'object') {
@@ -117,8 +123,7 @@ export function policyChars(template: TemplateJson): number {
     }
     return v;
   };
-  const policies = Object.values(template.Resources).filter((r) => r.Type === 'AWS::S3Files::FileSystemPolicy');
-  return Math.max(0, ...policies.map((p) => JSON.stringify(resolve(p.Properties.Policy)).length));
+  return JSON.stringify(resolve(policy)).length;
 }
 
 const dependsOnOf = (r: { DependsOn?: string | string[] }): string[] => (r.DependsOn === undefined ? [] : [r.DependsOn].flat());

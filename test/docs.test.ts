@@ -5,7 +5,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import * as ts from 'typescript';
-import { handWiredStack, libraryStack } from '../benchmarks/synth';
+import { handWiredStack, libraryStack, policyCharacters } from '../benchmarks/synth';
 import { ImportTrigger, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../src';
 import { docsText } from './util/docs';
 
@@ -64,27 +64,6 @@ function template(build: (app: App) => Stack, context?: Record<string, unknown>)
 const resources = (t: any): any[] => Object.values(t.Resources);
 const ofType = (t: any, type: string): any[] => resources(t).filter((r) => r.Type === type);
 const dependsOn = (t: any): number => resources(t).reduce((n, r) => n + (Array.isArray(r.DependsOn) ? r.DependsOn.length : r.DependsOn ? 1 : 0), 0);
-
-/** A file-system ARN as S3 Files returns it (us-east-1, an id of the documented 17-hex form). */
-const FILE_SYSTEM_ARN = 'arn:aws:s3files:us-east-1:123456789012:file-system/fs-0123456789abcdef0';
-
-/**
- * Characters of a file-system policy once CloudFormation has put in the file system's ARN, as
- * compact JSON. Any other intrinsic fails: the figure would then depend on more than the ARN.
- */
-function policyCharacters(policy: unknown): number {
-  const resolve = (v: any): any => {
-    if (Array.isArray(v)) return v.map(resolve);
-    if (v && typeof v === 'object') {
-      const keys = Object.keys(v);
-      if (keys.length === 1 && keys[0] === 'Fn::GetAtt' && v['Fn::GetAtt'][1] === 'FileSystemArn') return FILE_SYSTEM_ARN;
-      if (keys.some((k) => k === 'Ref' || k.startsWith('Fn::'))) throw new Error(`unexpected intrinsic in the policy: ${JSON.stringify(v)}`);
-      return Object.fromEntries(keys.map((k) => [k, resolve(v[k])]));
-    }
-    return v;
-  };
-  return JSON.stringify(resolve(policy)).length;
-}
 
 /** Bad configurations in test/security/hostile-input.test.ts: the entries of REJECTED and WARNED. */
 function hostileCases(): number {
