@@ -77,23 +77,14 @@ export function handWiredStack(app: App, n: number): Stack {
   return stack;
 }
 
-export interface SynthSample {
+/** One synthesis: its times, and what it made (as TemplateSide counts it). */
+export interface SynthSample extends TemplateSide {
   /** Whole thing: new App + construct tree + app.synth(). */
   readonly ms: number;
   /** Constructing the tree only (constructors, grants, validations done eagerly). */
   readonly buildMs: number;
   /** app.synth(): aspects, lazy resolution, validation, template rendering, asset staging. */
   readonly synthMs: number;
-  readonly resources: number;
-  readonly bytes: number;
-  /** Characters of the file-system policy as S3 Files counts them (0 without one); see policyChars. */
-  readonly policyChars: number;
-  /** Inbound NFS (2049) rules in the template: each lands on the mount-target security group. */
-  readonly nfsInboundRules: number;
-  /** `DependsOn` entries over the whole template. */
-  readonly dependsOn: number;
-  /** `DependsOn` entries from the functions (Fn0..Fn{n-1}) to security-group ingress rules. */
-  readonly functionIngressDependsOn: number;
 }
 
 type TemplateJson = { Resources: Record<string, { Type: string; Properties?: any; DependsOn?: string | string[] }> };
