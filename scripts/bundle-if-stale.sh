@@ -9,11 +9,15 @@ bundle() {
   if [ -n "${BUNDLE_DRY_RUN:-}" ]; then echo "bundle: $1"; exit 0; fi
   exec npx projen bundle
 }
-bundles=0
-[ -d assets ] && bundles=$(find assets -name index.js | wc -l)
-expected=$(node -e "const t=require('./.projen/tasks.json').tasks.bundle.steps; console.log(t.length)")
-if [ "$bundles" -lt "$expected" ]; then bundle "$bundles of $expected bundles"; fi
-oldest=$(find assets -name index.js -printf '%T@\n' | sort -n | head -n 1)
+# The files the bundle steps write (each step's esbuild --outfile): a stray old bundle counts for nothing.
+mapfile -t outfiles < <(node -e "
+  const t = require('./.projen/tasks.json').tasks;
+  for (const step of t.bundle.steps) for (const s of t[step.spawn].steps)
+    for (const a of s.execArgs ?? String(s.exec ?? '').split(' ')) if (a.startsWith('--outfile=')) console.log(a.slice(10));")
+missing=0
+for f in "${outfiles[@]}"; do [ -f "$f" ] || missing=$((missing + 1)); done
+if [ "${#outfiles[@]}" -eq 0 ] || [ "$missing" -gt 0 ]; then bundle "$missing of ${#outfiles[@]} bundles missing"; fi
+oldest=$(find "${outfiles[@]}" -printf '%T@\n' | sort -n | head -n 1)
 # A source changed, the installed packages did (npm rewrites node_modules/.package-lock.json on
 # every install that changes node_modules), or how they are bundled did (the bundle steps in
 # .projen/tasks.json, the tsconfig esbuild reads): bundle again.

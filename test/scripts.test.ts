@@ -33,13 +33,21 @@ describe('project shell scripts [python tools]', () => {
 });
 
 describe('scripts/bundle-if-stale.sh (cdk.json\'s build step)', () => {
+  // Two bundle steps as projen writes them: each spawns a task whose esbuild call names its outfile.
+  const TASKS = {
+    tasks: {
+      'bundle': { steps: [{ spawn: 'bundle:a' }, { spawn: 'bundle:b' }] },
+      'bundle:a': { steps: [{ execArgs: ['esbuild', '--bundle', 'lambda/a/index.ts', '--outfile=assets/lambda/a/index.js'] }] },
+      'bundle:b': { steps: [{ exec: 'esbuild --bundle integ/handlers/b.ts --outfile=assets/integ/b/index.js --minify' }] },
+    },
+  };
   // A copy of the script in a tree of the files it reads, with times set by hand.
   function tree(): { dir: string; run: () => string; touch: (file: string, secondsAgo: number) => void } {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-bundle-'));
     const touch = (file: string, secondsAgo: number) => {
       const full = path.join(dir, file);
       fs.mkdirSync(path.dirname(full), { recursive: true });
-      if (!fs.existsSync(full)) fs.writeFileSync(full, file.endsWith('tasks.json') ? JSON.stringify({ tasks: { bundle: { steps: [{}, {}] } } }) : '');
+      if (!fs.existsSync(full)) fs.writeFileSync(full, file.endsWith('tasks.json') ? JSON.stringify(TASKS) : '');
       const t = new Date(Date.now() - secondsAgo * 1000);
       fs.utimesSync(full, t, t);
     };
@@ -74,10 +82,12 @@ describe('scripts/bundle-if-stale.sh (cdk.json\'s build step)', () => {
     expect(t.run()).toBe(`bundle: ${file} is newer than the oldest bundle`);
   });
 
-  test('bundles when a bundle is missing', () => {
+  test('bundles when a bundle is missing, even beside a stray old bundle no step writes', () => {
     const t = tree();
     fs.rmSync(path.join(t.dir, 'assets/integ'), { recursive: true });
-    expect(t.run()).toBe('bundle: 1 of 2 bundles');
+    expect(t.run()).toBe('bundle: 1 of 2 bundles missing');
+    t.touch('assets/old/handler/index.js', 100);
+    expect(t.run()).toBe('bundle: 1 of 2 bundles missing');
   });
 });
 

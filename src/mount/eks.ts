@@ -108,7 +108,12 @@ export interface EksVolume {
  * @see https://github.com/kubernetes-sigs/aws-efs-csi-driver/tree/master/examples/kubernetes/s3files/dynamic_provisioning
  */
 export interface EksStorageClassOptions {
-  /** The StorageClass's name (what claims put in `storageClassName`). */
+  /**
+   * The StorageClass's name (what claims put in `storageClassName`). Kubernetes refuses any change
+   * to a StorageClass's parameters: to change the options below, or to move the class to another
+   * (or a replaced) file system, give a new name in the same deployment (the new class is created,
+   * then the old one deleted; existing volumes keep working).
+   */
   readonly storageClassName: string;
 
   /**
@@ -225,7 +230,7 @@ export class EksMount {
       storageClasses: new Set(),
       fileSystems: new Map(),
     }));
-    scope.node.addValidation({ validate: () => [...topologyErrors(cluster), ...duplicateAddonErrors(cluster, addon)] });
+    scope.node.addValidation({ validate: () => [...topologyErrors(cluster), ...duplicateAddonErrors(cluster, addon, agent)] });
   }
 
   /**
@@ -294,7 +299,8 @@ export class EksMount {
         resources: { requests: { storage: PLACEHOLDER_CAPACITY } },
       },
     };
-    const manifest = new eks.KubernetesManifest(driver.scope, `Volume:${namespace}:${options.claimName}`, { cluster, manifest: [persistentVolume, claim] });
+    // prune: true whatever the cluster's setting, so that a renamed pair replaces the old one.
+    const manifest = new eks.KubernetesManifest(driver.scope, `Volume:${namespace}:${options.claimName}`, { cluster, manifest: [persistentVolume, claim], prune: true });
     if (driver.addon) manifest.node.addDependency(driver.addon);
     driver.scope.node.addValidation({ validate: () => fargateNamespaceErrors(cluster, namespace, options.claimName) });
 
@@ -359,7 +365,7 @@ export class EksMount {
     }
     if (options.subPathPattern !== undefined) parameters.subPathPattern = options.subPathPattern;
     const storageClass = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: DRIVER, parameters };
-    const manifest = new eks.KubernetesManifest(driver.scope, `StorageClass:${name}`, { cluster, manifest: [storageClass] });
+    const manifest = new eks.KubernetesManifest(driver.scope, `StorageClass:${name}`, { cluster, manifest: [storageClass], prune: true });
     manifest.node.addDependency(fileSystem.mountTargetsAvailable);
     if (driver.addon) manifest.node.addDependency(driver.addon);
 

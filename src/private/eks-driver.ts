@@ -1,3 +1,4 @@
+import { posix } from 'path';
 import { Stack, Token } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -123,22 +124,23 @@ export function checkProvisionedPath(scope: IConstruct, basePath: string | undef
       invalid(scope, 'subPathPattern', subPathPattern, `the driver replaces only ${SUB_PATH_VARIABLES.join(', ')}, and refuses a pattern with anything else in "\${…}"`,
         'use only those variables, e.g. "${.PVC.namespace}/${.PVC.name}"');
     }
-    if (pattern.length === 0) invalid(scope, 'subPathPattern', subPathPattern, 'it has no component', 'use a pattern such as "${.PVC.namespace}/${.PVC.name}", or leave it out');
   }
   if (base === undefined || pattern === undefined) return;
-  const last = pattern.length > 0 ? pattern : ['x'.repeat(PV_NAME - UNIQUE_SUFFIX)];
-  const components = [...base, ...last];
-  const what = `"${['', ...base, ...(pattern.length > 0 ? pattern : ['<PV name>'])].join('/')}"`;
+  // As the driver builds it, path.Join("/", basePath, <pattern>-<36-character id>, or the PV's
+  // name), with each variable one character: the shortest directory a claim can get.
+  const shortest = subPathPattern === undefined ? 'x'.repeat(PV_NAME)
+    : `${SUB_PATH_VARIABLES.reduce((text, v) => text.split(v).join('x'), subPathPattern)}-${'x'.repeat(UNIQUE_SUFFIX - 1)}`;
+  const dir = posix.join('/', basePath ?? '', shortest);
+  const components = dir.split('/').filter((c) => c !== '');
+  const what = `"${posix.join('/', basePath ?? '', subPathPattern === undefined ? '<PV name>' : `${subPathPattern}-<id>`)}"`;
+  const prop = basePath !== undefined ? 'basePath' : 'subPathPattern';
   if (components.length > 4) {
-    invalid(scope, basePath !== undefined ? 'basePath' : 'subPathPattern', basePath ?? subPathPattern,
-      `each access point's directory would be ${what}, ${components.length} components, and S3 Files allows at most 4`, 'use fewer components in `basePath` and `subPathPattern` together');
+    invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, ${components.length} components, and S3 Files allows at most 4`,
+      'use fewer components in `basePath` and `subPathPattern` together');
   }
-  // Each variable stands for at least one character.
-  const shortest = components.map((c) => SUB_PATH_VARIABLES.reduce((text, v) => text.split(v).join('x'), c));
-  const length = shortest.join('/').length + 1 + UNIQUE_SUFFIX;
-  if (length > 100) {
-    invalid(scope, basePath !== undefined ? 'basePath' : 'subPathPattern', basePath ?? subPathPattern,
-      `each access point's directory would be ${what} with a 36-character id appended, at least ${length} characters, and S3 Files allows 100`, 'shorten `basePath` or `subPathPattern`');
+  if (dir.length > 100) {
+    invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, at least ${dir.length} characters `
+      + `(${subPathPattern === undefined ? 'a PV\'s name is 40' : 'the id is 36'}), and S3 Files allows 100`, 'shorten `basePath` or `subPathPattern`');
   }
 }
 
@@ -177,12 +179,16 @@ export function podIdentityAgent(scope: Construct, cluster: eks.ICluster, instal
   return install ? new eks.Addon(scope, 'PodIdentityAgent', { cluster, addonName: POD_IDENTITY_AGENT }) : undefined;
 }
 
-/** The add-ons of the cluster named `name` declared anywhere in the app (matched by the cluster name as their stack renders it). */
+/**
+ * The add-ons named `name` of the cluster, declared anywhere in the app: their cluster name is the
+ * cluster's own token (any stack), renders the same in the cluster's stack, or is the same literal.
+ */
 export function addonsOf(cluster: eks.ICluster, name: string): eks.CfnAddon[] {
   const stack = Stack.of(cluster);
-  const clusterName = JSON.stringify(stack.resolve(cluster.clusterName));
-  return cluster.node.root.node.findAll().filter((c): c is eks.CfnAddon => c instanceof eks.CfnAddon && c.addonName === name
-    && Stack.of(c) === stack && JSON.stringify(stack.resolve(c.clusterName)) === clusterName);
+  const rendered = JSON.stringify(stack.resolve(cluster.clusterName));
+  const same = (c: eks.CfnAddon) => c.clusterName === cluster.clusterName
+    || (Stack.of(c) === stack && JSON.stringify(stack.resolve(c.clusterName)) === rendered);
+  return cluster.node.root.node.findAll().filter((c): c is eks.CfnAddon => c instanceof eks.CfnAddon && c.addonName === name && same(c));
 }
 
 export function refuseNoClusterSecurityGroup(cluster: eks.ICluster): never {
@@ -257,8 +263,11 @@ export function topologyErrors(cluster: eks.ICluster): string[] {
   if (!(cluster instanceof eks.Cluster)) return [];
   const nodegroups = nodegroupsOf(cluster);
   const windows = nodegroups.filter((ng) => String((ng.node.defaultChild as eks.CfnNodegroup).amiType ?? '').startsWith('WINDOWS_'));
-  // Self-managed capacity: the default EC2 capacity, or groups added with `addAutoScalingGroupCapacity()` (children of the cluster).
-  const selfManaged = cluster.defaultCapacity !== undefined || cluster.node.findAll().some((c) => c instanceof autoscaling.AutoScalingGroup);
+  // Self-managed capacity: the default EC2 capacity, groups added with `addAutoScalingGroupCapacity()`,
+  // or groups of the app it may run on (`connectAutoScalingGroupCapacity()` leaves no link to read): any
+  // Auto Scaling group of the app counts, so the refusal never meets a cluster that has EC2 nodes.
+  const selfManaged = cluster.defaultCapacity !== undefined
+    || cluster.node.root.node.findAll().some((c) => c instanceof autoscaling.AutoScalingGroup);
   return asErrors(() => {
     if (nodegroups.length === 0 && !selfManaged && (cluster instanceof eks.FargateCluster || fargateProfilesOf(cluster).length > 0)) {
       invalid(cluster, 'cluster', cluster.node.path, 'its pods run on Fargate only, and "EKS Fargate doesn\'t support S3 Files" (EKS user guide)',
@@ -283,14 +292,25 @@ export function selects(pattern: string, namespace: string): boolean {
   return new RegExp(`^${regex}$`).test(namespace);
 }
 
-/** EKS installs an add-on once per cluster: the library's driver add-on beside another one of the app fails at deploy. */
-export function duplicateAddonErrors(cluster: eks.ICluster, ours: eks.Addon | undefined): string[] {
-  if (!ours) return [];
-  const other = addonsOf(cluster, ADDON).find((c) => c.node.scope !== ours);
+/**
+ * EKS installs an add-on once per cluster: the library's driver add-on, or the Pod Identity agent
+ * it added, beside another one of the app fails at deploy (checked once the app is complete: the
+ * other may be declared after `installDriver()`).
+ */
+export function duplicateAddonErrors(cluster: eks.ICluster, ours: eks.Addon | undefined, agent: IConstruct | undefined): string[] {
+  const mine = (c: eks.CfnAddon, of: IConstruct | undefined) => of !== undefined && (c === of || c.node.scope === of);
+  const otherDriver = ours ? addonsOf(cluster, ADDON).find((c) => !mine(c, ours)) : undefined;
+  const agents = addonsOf(cluster, POD_IDENTITY_AGENT);
+  const otherAgent = agent && agents.some((c) => mine(c, agent)) ? agents.find((c) => !mine(c, agent)) : undefined;
   return asErrors(() => {
-    if (!other) return;
-    invalid(cluster, 'addonVersion', (ours.node.defaultChild as eks.CfnAddon).addonVersion, `the app already declares the ${ADDON} add-on of this cluster (${other.node.path}), and a cluster has each add-on once`,
-      'pass `existingDriverVersion` (that add-on\'s version) instead of `addonVersion`, or remove the other add-on');
+    if (otherDriver) {
+      invalid(cluster, 'addonVersion', (ours!.node.defaultChild as eks.CfnAddon).addonVersion, `the app already declares the ${ADDON} add-on of this cluster (${otherDriver.node.path}), and a cluster has each add-on once`,
+        'pass `existingDriverVersion` (that add-on\'s version) instead of `addonVersion`, or remove the other add-on');
+    }
+    if (otherAgent) {
+      invalid(cluster, 'installPodIdentityAgent', true, `the app declares the ${POD_IDENTITY_AGENT} add-on of this cluster (${otherAgent.node.path}) besides the one \`EksMount.installDriver()\` added, and a cluster has each add-on once`,
+        'declare your agent add-on before `EksMount.installDriver()` in the same stack (the library then uses it), or pass `installPodIdentityAgent` false');
+    }
   });
 }
 

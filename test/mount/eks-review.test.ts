@@ -1,5 +1,6 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import { EksMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
@@ -161,12 +162,14 @@ describe('storage classes', () => {
       'invalid basePath ".hidden": component ".hidden" starts with "." (S3 Files refuses hidden, "." and ".." components in an access point\'s path). Fix: rename the component so it does not start with ".".'],
     ['a basePath with ".."', { basePath: '/a/../b' }, 'component ".." starts with "."'],
     ['a basePath too long for the volume\'s name after it', { basePath: `/${'x'.repeat(59)}` },
-      `invalid basePath "/${'x'.repeat(59)}": each access point's directory would be "/${'x'.repeat(59)}/<PV name>" with a 36-character id appended, at least 101 characters, and S3 Files allows 100. Fix: shorten \`basePath\` or \`subPathPattern\`.`],
+      `invalid basePath "/${'x'.repeat(59)}": each access point's directory would be "/${'x'.repeat(59)}/<PV name>", at least 101 characters (a PV's name is 40), and S3 Files allows 100. Fix: shorten \`basePath\` or \`subPathPattern\`.`],
+    ['a pattern ending in "/" (the id becomes a component of its own)', { basePath: '/a/b/c', subPathPattern: '${.PVC.namespace}/' },
+      'invalid basePath "/a/b/c": each access point\'s directory would be "/a/b/c/${.PVC.namespace}/-<id>", 5 components, and S3 Files allows at most 4.'],
     ['a subPathPattern of 5 components', { subPathPattern: 'a/b/c/d/${.PVC.name}' }, '5 components, and S3 Files allows at most 4'],
-    ['basePath and subPathPattern together over 4', { basePath: '/dynamic/team', subPathPattern: '${.PVC.namespace}/x/${.PVC.name}' }, '"/dynamic/team/${.PVC.namespace}/x/${.PVC.name}", 5 components'],
+    ['basePath and subPathPattern together over 4', { basePath: '/dynamic/team', subPathPattern: '${.PVC.namespace}/x/${.PVC.name}' }, '"/dynamic/team/${.PVC.namespace}/x/${.PVC.name}-<id>", 5 components'],
     ['a variable the driver does not replace', { subPathPattern: '${.PVC.labels.app}/${.PVC.name}' },
       'invalid subPathPattern "${.PVC.labels.app}/${.PVC.name}": the driver replaces only ${.PVC.name}, ${.PVC.namespace}, ${.PV.name}, and refuses a pattern with anything else in "${…}". Fix: use only those variables, e.g. "${.PVC.namespace}/${.PVC.name}".'],
-    ['a pattern of slashes only', { subPathPattern: '//' }, 'invalid subPathPattern "//": it has no component'],
+    ['a pattern of slashes only (the driver\'s path.Join cleans them away)', { subPathPattern: '//' }, undefined],
     ['the shortest a basePath may be before the volume\'s name', { basePath: `/${'x'.repeat(58)}` }, undefined],
     ['the driver\'s own example: basePath and a namespace/name pattern', { basePath: '/dynamic_provisioning', subPathPattern: '${.PVC.namespace}/${.PVC.name}' }, undefined],
     ['a relative basePath (the driver joins it under "/")', { basePath: 'team/dynamic' }, undefined],
@@ -224,4 +227,49 @@ test('readOnlySharedRole on a cluster names the way out there: the driver\'s one
   expect(found[0]).toContain('The cluster mounts read-only, but anything else running with that role can mount read-write. The driver\'s node role mounts every S3 Files volume of the cluster: '
     + 'keep read-write volumes and storage classes of this access point (and of its file system) off this cluster, or mount the read-only data through an access point of its own.');
   expect(found[0]).not.toContain('a role of its own');
+});
+
+describe('what a second review found', () => {
+  test('the library\'s manifests are pruned even on a cluster with prune: false (a renamed pair must replace the old one)', () => {
+    const stack = new Stack(new App(), 'S', { env: ENV });
+    const vpc = eksVpc(stack);
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
+    const cluster = newCluster(stack, vpc, { prune: false });
+    EksMount.installDriver(cluster, { addonVersion: VERSION });
+    EksMount.onCluster(cluster, fileSystem.addAccessPoint('Data', { path: '/data' }), { claimName: 'data' });
+    EksMount.addStorageClass(cluster, fileSystem, { storageClassName: 's3files' });
+    const manifests = Object.entries<Json>(Template.fromStack(stack).findResources('Custom::AWSCDK-EKS-KubernetesResource')).filter(([id]) => id.includes('S3FilesCsiDriver'));
+    expect(manifests).toHaveLength(2);
+    for (const [, m] of manifests) expect(m.Properties.PruneLabel).toMatch(/^aws\.cdk\.eks\/prune-/);
+  });
+
+  test('a driver add-on of the cluster in another stack, and an agent add-on declared after installDriver(), are refused', () => {
+    const driverElsewhere = setUp();
+    new eks.Addon(new Stack(driverElsewhere.stack.node.root as App, 'Addons', { env: ENV }), 'Efs', { cluster: driverElsewhere.cluster, addonName: 'aws-efs-csi-driver', addonVersion: 'v3.1.0-eksbuild.1' });
+    EksMount.installDriver(driverElsewhere.cluster, { addonVersion: VERSION });
+    expect(() => Template.fromStack(driverElsewhere.stack)).toThrow('the app already declares the aws-efs-csi-driver add-on of this cluster (Addons/Efs/Resource)');
+
+    const agentLater = setUp();
+    EksMount.installDriver(agentLater.cluster, { addonVersion: VERSION });
+    new eks.Addon(agentLater.stack, 'MyAgent', { cluster: agentLater.cluster, addonName: 'eks-pod-identity-agent' });
+    expect(() => Template.fromStack(agentLater.stack)).toThrow(
+      'S/Cluster: invalid installPodIdentityAgent true: the app declares the eks-pod-identity-agent add-on of this cluster (S/MyAgent/Resource) besides the one `EksMount.installDriver()` added, and a cluster has each add-on once. '
+      + 'Fix: declare your agent add-on before `EksMount.installDriver()` in the same stack (the library then uses it), or pass `installPodIdentityAgent` false.');
+  });
+
+  test('Fargate profiles beside self-managed nodes connected with connectAutoScalingGroupCapacity(): not refused as Fargate-only', () => {
+    const stack = new Stack(new App(), 'S', { env: ENV });
+    const vpc = eksVpc(stack);
+    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
+    const cluster = newCluster(stack, vpc, { defaultCapacity: 0 });
+    for (const ng of cluster.node.findAll().filter((c) => c instanceof eks.Nodegroup)) cluster.node.tryRemoveChild(ng.node.id);
+    cluster.addFargateProfile('Jobs', { selectors: [{ namespace: 'batch-jobs' }] });
+    const nodes = new autoscaling.AutoScalingGroup(stack, 'Nodes', {
+      vpc, instanceType: new ec2.InstanceType('m7g.large'), machineImage: new eks.EksOptimizedImage({ cpuArch: eks.CpuArch.ARM_64, kubernetesVersion: '1.36' }),
+    });
+    cluster.connectAutoScalingGroupCapacity(nodes, {});
+    EksMount.installDriver(cluster, { addonVersion: VERSION });
+    EksMount.onCluster(cluster, fileSystem.addAccessPoint('Data', { path: '/data' }), { claimName: 'data', namespace: 'app' });
+    expect(() => Template.fromStack(stack)).not.toThrow();
+  });
 });

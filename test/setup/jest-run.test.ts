@@ -41,34 +41,63 @@ test('setup removes what dead runs left, keeps a live run\'s, and makes the run\
 });
 
 describe('work done once per run', () => {
-  test('two waiters that both saw the holder dead: only the first moves its lock aside, and the second cannot move the lock the first took since', () => {
-    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'once-'));
+  /** A lock as a holder that has died left it. */
+  function deadLock(shared: string): string {
     const lock = path.join(shared, 'work.lock');
     fs.mkdirSync(lock);
     fs.writeFileSync(path.join(lock, 'pid'), String(DEAD));
-    // both read the dead holder's pid
+    return lock;
+  }
+
+  test('two waiters that both saw the holder dead: only the first moves its lock aside, and the second cannot move the lock the first took since', () => {
+    const lock = deadLock(fs.mkdtempSync(path.join(os.tmpdir(), 'once-')));
+    // both read the dead holder
     const seenByA = holderOf(lock)!;
     const seenByB = holderOf(lock)!;
-    expect([seenByA, seenByB]).toEqual([DEAD, DEAD]);
+    expect([seenByA.pid, seenByB.pid]).toEqual([DEAD, DEAD]);
     // A moves the lock aside and takes it
     expect(moveAsideDeadLock(lock, seenByA)).toBe(true);
     expect(takeLock(lock)).toBe(true);
     // B, acting on what it read, must not take A's lock away
     expect(moveAsideDeadLock(lock, seenByB)).toBe(false);
     expect(takeLock(lock)).toBe(false);
-    expect(holderOf(lock)).toBe(process.pid);
+    expect(holderOf(lock)!.pid).toBe(process.pid);
+  });
+
+  test('a pid that died holding the lock twice in one run (pid reuse): the second lock is still taken over', () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'once-'));
+    const first = deadLock(shared);
+    expect(moveAsideDeadLock(first, holderOf(first)!)).toBe(true);
+    const second = deadLock(shared);
+    expect(moveAsideDeadLock(second, holderOf(second)!)).toBe(true);
   });
 
   test('a dead holder\'s lock is taken over at once, not waited out', () => {
     const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'once-'));
-    fs.mkdirSync(path.join(shared, 'work.lock'));
-    fs.writeFileSync(path.join(shared, 'work.lock', 'pid'), String(DEAD));
+    deadLock(shared);
     const started = Date.now();
     const outdir = oncePerRun(shared, 'work', (dir) => fs.writeFileSync(path.join(dir, 'result'), 'made'), 10_000);
     expect(fs.readFileSync(path.join(outdir, 'result'), 'utf8')).toBe('made');
     expect(Date.now() - started).toBeLessThan(10_000);
     // AND a later caller gets the same result without doing the work again
     expect(oncePerRun(shared, 'work', () => { throw new Error('done twice'); })).toBe(outdir);
+  });
+
+  test('a holder that died with its result in place but before saying so: the result is taken, not made again', () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'once-'));
+    deadLock(shared);
+    fs.mkdirSync(path.join(shared, 'work'));
+    fs.writeFileSync(path.join(shared, 'work', 'result'), 'made before');
+    expect(oncePerRun(shared, 'work', () => { throw new Error('done twice'); }, 10_000)).toBe(path.join(shared, 'work'));
+    expect(fs.readFileSync(path.join(shared, 'work.done'), 'utf8')).toBe('ok');
+  });
+
+  test('the lock never exists without its pid: taking it is one rename of a directory that already holds it', () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'once-'));
+    const lock = path.join(shared, 'work.lock');
+    expect(takeLock(lock)).toBe(true);
+    expect(fs.readdirSync(lock)).toEqual(['pid']);
+    expect(fs.readdirSync(shared)).toEqual(['work.lock']);
   });
 
   test('a live holder is waited for (and the wait ends with an error naming the directory)', () => {

@@ -15,23 +15,32 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Takes the lock: true when this process now holds it. */
+/** Takes the lock: true when this process now holds it. The lock appears with its pid in it (a rename), never empty. */
 export function takeLock(lock: string): boolean {
+  const staged = fs.mkdtempSync(`${lock}.new-`);
+  fs.writeFileSync(path.join(staged, 'pid'), String(process.pid));
   try {
-    fs.mkdirSync(lock);
+    fs.renameSync(staged, lock);
+    return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    return false;
+    fs.rmSync(staged, { recursive: true, force: true });
+    if (['ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) return false;
+    throw e;
   }
-  fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-  return true;
 }
 
-/** The pid of the lock's holder, or undefined while the lock is being made or moved. */
-export function holderOf(lock: string): number | undefined {
+/** Who holds the lock: its pid, and the lock directory's inode (which tells one lock from a later one of the same pid). */
+export interface Holder {
+  readonly pid: number;
+  readonly ino: number;
+}
+
+/** The lock's holder, or undefined when there is no lock. */
+export function holderOf(lock: string): Holder | undefined {
   try {
+    const ino = fs.statSync(lock).ino;
     const pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    return Number.isInteger(pid) && pid > 0 ? { pid, ino } : undefined;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -39,14 +48,14 @@ export function holderOf(lock: string): number | undefined {
 }
 
 /**
- * Moves aside the lock of `deadPid`, read earlier: true when this process moved it. Two waiters
- * can both see the same dead holder; each renames the lock to a name made from that pid, and a
- * rename onto that (non-empty, never removed before the run ends) directory fails, so the second
- * can never move away a lock the first has taken since.
+ * Moves aside the lock `holder` held, as read earlier: true when this process moved it. Two
+ * waiters can both see the same dead holder; each renames the lock to a name made from that
+ * holder, and a rename onto that (non-empty, never removed before the run ends) directory fails,
+ * so the second can never move away a lock the first has taken since.
  */
-export function moveAsideDeadLock(lock: string, deadPid: number): boolean {
+export function moveAsideDeadLock(lock: string, holder: Holder): boolean {
   try {
-    fs.renameSync(lock, `${lock}.dead-${deadPid}`);
+    fs.renameSync(lock, `${lock}.dead-${holder.pid}-${holder.ino}`);
     return true;
   } catch (e) {
     if (['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) return false;
@@ -68,10 +77,13 @@ export function oncePerRun(shared: string, name: string, work: (dir: string) => 
   while (!mine && !fs.existsSync(done)) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to make ${outdir}`);
     const holder = holderOf(lock);
-    mine = holder !== undefined && !isAlive(holder) && moveAsideDeadLock(lock, holder) && takeLock(lock);
+    mine = holder !== undefined && !isAlive(holder.pid) && moveAsideDeadLock(lock, holder) && takeLock(lock);
     if (!mine) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
-  if (mine) {
+  if (mine && fs.existsSync(outdir)) {
+    // A holder that died after its result was in place but before it said so: the work is done.
+    fs.writeFileSync(done, 'ok');
+  } else if (mine) {
     try {
       const dir = fs.mkdtempSync(path.join(shared, `${name}-`));
       work(dir);
