@@ -1,3 +1,4 @@
+import * as crypto from 'crypto';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
@@ -132,6 +133,15 @@ describe('an imported file system', () => {
 });
 
 describe('storage classes', () => {
+  let one: ReturnType<typeof setUp> | undefined;
+  const shared = () => {
+    if (!one) {
+      one = setUp();
+      EksMount.installDriver(one.cluster, { addonVersion: VERSION });
+    }
+    return one;
+  };
+
   test('two storage classes of one file system must agree on grantDirectReads (one node role mounts both); agreeing, they pass', () => {
     for (const [first, second] of [[false, true], [true, false]]) {
       const { cluster, fileSystem } = setUp();
@@ -173,10 +183,10 @@ describe('storage classes', () => {
     ['the shortest a basePath may be before the volume\'s name', { basePath: `/${'x'.repeat(58)}` }, undefined],
     ['the driver\'s own example: basePath and a namespace/name pattern', { basePath: '/dynamic_provisioning', subPathPattern: '${.PVC.namespace}/${.PVC.name}' }, undefined],
     ['a relative basePath (the driver joins it under "/")', { basePath: 'team/dynamic' }, undefined],
-  ])('basePath and subPathPattern: %s', (_what, options, message) => {
-    const { cluster, fileSystem } = setUp();
-    EksMount.installDriver(cluster, { addonVersion: VERSION });
-    const act = () => EksMount.addStorageClass(cluster, fileSystem, { storageClassName: 's3files', ...options });
+  ])('basePath and subPathPattern: %s', (what, options, message) => {
+    // (one cluster for all the cases: each adds a storage class of its own name, and the checks run before anything is added)
+    const { cluster, fileSystem } = shared();
+    const act = () => EksMount.addStorageClass(cluster, fileSystem, { storageClassName: `sc-${crypto.createHash('sha256').update(what).digest('hex').slice(0, 8)}`, ...options });
     if (message === undefined) expect(act).not.toThrow();
     else expect(act).toThrow(message);
   });
