@@ -90,10 +90,3 @@ describe('scripts/bundle-if-stale.sh (cdk.json\'s build step)', () => {
     expect(t.run()).toBe('bundle: 1 of 2 bundles missing');
   });
 });
-
-test('every package task bundles the handlers before it packs (a package built on its own ships them)', () => {
-  const tasks = JSON.parse(fs.readFileSync(path.join(root, '.projen/tasks.json'), 'utf8')).tasks as Record<string, { steps?: Array<Record<string, string>> }>;
-  const packaging = Object.keys(tasks).filter((name) => /^package:/.test(name));
-  expect(packaging.sort()).toEqual(['package:go', 'package:java', 'package:js', 'package:python']);
-  for (const name of packaging) expect({ name, first: tasks[name].steps?.[0] }).toEqual({ name, first: { spawn: 'bundle' } });
-});
