@@ -14,6 +14,7 @@ import { checkClientAccount } from './mount-pipeline';
 import { acknowledge, findingResource } from './nag';
 import { openNfs } from './network';
 import { scopeActions } from './s3files-actions';
+import { MAX_ACCESS_POINT_PATH_CHARS, MAX_ACCESS_POINT_PATH_COMPONENTS } from './validation';
 import type { IS3FilesFileSystem } from '../s3files-file-system-contract';
 
 // The plumbing of src/mount/eks.ts (EksMount): the driver's identities and checks, and the rights
@@ -102,45 +103,46 @@ const PV_NAME = 40;
  * known at synth is checked here, so that claims do not stay Pending on a refused CreateAccessPoint.
  */
 export function checkProvisionedPath(scope: IConstruct, basePath: string | undefined, subPathPattern: string | undefined): void {
-  const parts = (prop: string, value: string | undefined): string[] | undefined => {
-    if (value === undefined) return [];
+  // Whether the prop is known at synth (a literal; hidden components refused), or left to deploy time.
+  const literal = (prop: string, value: string | undefined): boolean => {
+    if (value === undefined) return true;
     if (typeof value !== 'string') invalid(scope, prop, value, 'it must be a string', 'use a path such as "/dynamic"');
     if (Token.isUnresolved(value)) {
       warnUnresolved(scope, prop);
-      return undefined;
+      return false;
     }
-    const components = value.split('/').filter((c) => c !== '');
-    const hidden = components.find((c) => c.startsWith('.'));
+    const hidden = value.split('/').find((c) => c.startsWith('.'));
     if (hidden !== undefined) {
       invalid(scope, prop, value, `component "${hidden}" starts with "." (S3 Files refuses hidden, "." and ".." components in an access point's path)`, 'rename the component so it does not start with "."');
     }
-    return components;
+    return true;
   };
-  const base = parts('basePath', basePath);
-  const pattern = parts('subPathPattern', subPathPattern);
-  if (subPathPattern !== undefined && pattern !== undefined) {
-    const left = SUB_PATH_VARIABLES.reduce((text, v) => text.split(v).join(''), subPathPattern);
+  const baseKnown = literal('basePath', basePath);
+  const patternKnown = literal('subPathPattern', subPathPattern);
+  /** The pattern with each variable replaced by `by`. */
+  const substituted = (pattern: string, by: string) => SUB_PATH_VARIABLES.reduce((text, v) => text.split(v).join(by), pattern);
+  if (subPathPattern !== undefined && patternKnown) {
+    const left = substituted(subPathPattern, '');
     if (left.includes('${') || left.includes('}')) {
       invalid(scope, 'subPathPattern', subPathPattern, `the driver replaces only ${SUB_PATH_VARIABLES.join(', ')}, and refuses a pattern with anything else in "\${…}"`,
         'use only those variables, e.g. "${.PVC.namespace}/${.PVC.name}"');
     }
   }
-  if (base === undefined || pattern === undefined) return;
+  if (!baseKnown || !patternKnown) return;
   // As the driver builds it, path.Join("/", basePath, <pattern>-<36-character id>, or the PV's
   // name), with each variable one character: the shortest directory a claim can get.
-  const shortest = subPathPattern === undefined ? 'x'.repeat(PV_NAME)
-    : `${SUB_PATH_VARIABLES.reduce((text, v) => text.split(v).join('x'), subPathPattern)}-${'x'.repeat(UNIQUE_SUFFIX - 1)}`;
+  const shortest = subPathPattern === undefined ? 'x'.repeat(PV_NAME) : `${substituted(subPathPattern, 'x')}-${'x'.repeat(UNIQUE_SUFFIX - 1)}`;
   const dir = posix.join('/', basePath ?? '', shortest);
   const components = dir.split('/').filter((c) => c !== '');
   const what = `"${posix.join('/', basePath ?? '', subPathPattern === undefined ? '<PV name>' : `${subPathPattern}-<id>`)}"`;
   const prop = basePath !== undefined ? 'basePath' : 'subPathPattern';
-  if (components.length > 4) {
-    invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, ${components.length} components, and S3 Files allows at most 4`,
+  if (components.length > MAX_ACCESS_POINT_PATH_COMPONENTS) {
+    invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, ${components.length} components, and S3 Files allows at most ${MAX_ACCESS_POINT_PATH_COMPONENTS}`,
       'use fewer components in `basePath` and `subPathPattern` together');
   }
-  if (dir.length > 100) {
+  if (dir.length > MAX_ACCESS_POINT_PATH_CHARS) {
     invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, at least ${dir.length} characters `
-      + `(${subPathPattern === undefined ? 'a PV\'s name is 40' : 'the id is 36'}), and S3 Files allows 100`, 'shorten `basePath` or `subPathPattern`');
+      + `(${subPathPattern === undefined ? 'a PV\'s name is 40' : 'the id is 36'}), and S3 Files allows ${MAX_ACCESS_POINT_PATH_CHARS}`, 'shorten `basePath` or `subPathPattern`');
   }
 }
 

@@ -82,6 +82,11 @@ export function validatePermissions(scope: IConstruct, permissions: string): voi
   }
 }
 
+/** An access point's root directory: at most this many characters ... */
+export const MAX_ACCESS_POINT_PATH_CHARS = 100;
+/** ... and components, none hidden (starting with "."). */
+export const MAX_ACCESS_POINT_PATH_COMPONENTS = 4;
+
 /** Access point root directory: absolute, 1-100 chars, <= 4 components, no hidden components. */
 export function validateAccessPointPath(scope: IConstruct, path: string): void {
   requireString(scope, 'path', path, '"/lambda"');
@@ -89,16 +94,16 @@ export function validateAccessPointPath(scope: IConstruct, path: string): void {
   if (!path.startsWith('/')) {
     invalid(scope, 'path', path, 'access point paths must be absolute', `use "/${path}"`);
   }
-  if (path.length > 100) {
-    invalid(scope, 'path', path, `it is ${path.length} characters long, the limit is 100`, 'use a shorter path');
+  if (path.length > MAX_ACCESS_POINT_PATH_CHARS) {
+    invalid(scope, 'path', path, `it is ${path.length} characters long, the limit is ${MAX_ACCESS_POINT_PATH_CHARS}`, 'use a shorter path');
   }
   const components = path.split('/').slice(1);
   if (path !== '/' && components.some(c => c === '')) {
     invalid(scope, 'path', path, 'it contains an empty component ("//" or a trailing "/")', 'remove the extra slashes, e.g. "/lambda"');
   }
   const real = components.filter(c => c !== '');
-  if (real.length > 4) {
-    invalid(scope, 'path', path, `it has ${real.length} components, S3 Files allows at most 4`, 'use a shallower path such as "/lambda"');
+  if (real.length > MAX_ACCESS_POINT_PATH_COMPONENTS) {
+    invalid(scope, 'path', path, `it has ${real.length} components, S3 Files allows at most ${MAX_ACCESS_POINT_PATH_COMPONENTS}`, 'use a shallower path such as "/lambda"');
   }
   const hidden = real.find(c => c.startsWith('.'));
   if (hidden !== undefined) {
