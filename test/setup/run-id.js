@@ -10,7 +10,7 @@ const path = require('node:path');
 /** What a run leaves in the machine's temporary directory: its shared work and its TMPDIR. */
 const RUN_ENTRY = /^s3files-jest-(?:tmp-)?(\d+)-\d+$/;
 
-/** Whether a process is alive (a run's id starts with the pid of the jest that made it). */
+/** Whether a process is alive (a run's id starts with the pid of the jest that made it; test/util/once-per-run.ts asks the same of a lock's holder). */
 function alive(pid) {
   try {
     process.kill(pid, 0);

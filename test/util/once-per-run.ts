@@ -1,19 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { alive as isAlive } from '../setup/run-id';
 
 // Work done once per jest run and shared by the suites (workers) that need it: the first to ask
-// does it, the others wait. A directory created with mkdir is the lock; it holds its holder's pid,
-// so a waiter takes over from a holder that died (a killed worker) instead of waiting it out.
-
-/** Whether a process is alive. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+// does it, the others wait. The lock is a directory holding its holder's pid (it appears with the
+// pid in it), so a waiter takes over from a holder that died (a killed worker) instead of waiting.
 
 /** Takes the lock: true when this process now holds it. The lock appears with its pid in it (a rename), never empty. */
 export function takeLock(lock: string): boolean {
