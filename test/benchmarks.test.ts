@@ -96,7 +96,7 @@ describe('the formatter', () => {
 });
 
 test('docs/performance.md\'s bundle row is what results.json recorded, and the bundles built now are within 1 KiB of the recording', () => {
-  const rows: Array<{ name: string; bytes: number; shipped: boolean }> = (recorded() as any).bundles.rows;
+  const rows = recorded().bundles.rows;
   const kib = (bytes: number) => (bytes / 1024).toFixed(1);
   const size = (name: string) => kib(rows.find((r) => r.name === `s3files-provider/${name}.lambda`)!.bytes);
   const integ = rows.filter((r) => !r.shipped).map((r) => r.bytes);
