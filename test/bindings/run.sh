@@ -254,27 +254,15 @@ go_errors() { "$work/go/bin/errors"; }
 # Python, Java and TypeScript side by side (each mostly on one core); a failed step ends its chain.
 # What a Python user meets on bad input: the library's errors and warnings in Python's spelling.
 python_errors() { "$work/venv/bin/python" test/bindings/errors.py; }
-# on_node24 CMD...: CMD with Node.js 24 first on PATH (the runtime jsii runs the library in); each
-# chain ends with its programs run again this way, beside the other chains' work.
-on_node24() {
-  PATH="$node24:$PATH"
-  export PATH
-  [[ "$(node -p 'process.versions.node.split(".")[0]')" == 24 ]] || { echo "no Node.js 24 in $node24"; exit 1; }
-  "$@"
-}
-again_on_node24() { [[ -z "$node24" ]] || step "$1: node 24" on_node24 "${@:2}"; }
 python_all() {
   step "venv + pip install" python_setup; step "python docstrings" python_docs; step "python synth" python_synth
-  step "python errors" python_errors; again_on_node24 python python_synth -node24
+  step "python errors" python_errors
 }
 # What a Java user meets: the same errors and warning, in the builders' spelling.
 java_errors() { java -cp "$work/readme-java:$(cat "$work/java-classpath.txt")" Errors; }
-java_all() {
-  step "java build + synth" java_synth; step "java javadoc" java_docs; step "java errors" java_errors
-  again_on_node24 java java_run_readme -node24
-}
-ts_all() { step "typescript synth" ts_synth; step "typescript: cdk init + tarball" ts_fresh_app; again_on_node24 typescript ts_run -node24; }
-go_all() { step "go build" go_setup; step "go synth" go_synth; step "go errors" go_errors; again_on_node24 go go_synth -node24; }
+java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; step "java errors" java_errors; }
+ts_all() { step "typescript synth" ts_synth; step "typescript: cdk init + tarball" ts_fresh_app; }
+go_all() { step "go build" go_setup; step "go synth" go_synth; step "go errors" go_errors; }
 pids=()
 for chain in python_all java_all ts_all go_all; do
   ( "$chain" ) &
@@ -312,8 +300,21 @@ printf '%-28s %5d s\n' "compare" $((SECONDS - start)) >>"$timings"
 echo "compare templates            ok"
 sed 's/^/    /' "$work/logs/compare.log"
 
-# --- the same programs on Node.js 24 (run at the end of each chain above) -----------------------
+# --- the same programs on Node.js 24 (the runtime jsii runs the library in) ---------------------
 if [[ -n "$node24" ]]; then
+  node24_all() {
+    PATH="$node24:$PATH"
+    export PATH
+    [[ "$(node -p 'process.versions.node.split(".")[0]')" == 24 ]] || { echo "no Node.js 24 in $node24"; exit 1; }
+    local pids=() pid rc=0
+    ts_run -node24 & pids+=($!)
+    python_synth -node24 & pids+=($!)
+    java_run_readme -node24 & pids+=($!)
+    go_synth -node24 & pids+=($!)
+    for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+    return "$rc"
+  }
+  step "node 24: every program" node24_all
   # Java's example app is built by Maven on the first pass only: compare what was run again.
   cp -r "$work/out/example-java" "$work/out/example-java-node24"
   if ! compare_all -node24 >"$work/logs/compare-node24.log" 2>&1; then
