@@ -99,8 +99,9 @@ const project = new awscdk.AwsCdkConstructLibrary({
     jestConfig: {
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       coverageReporters: ['json', 'lcov', 'clover', 'cobertura', 'text-summary'],
-      // Keeps the handlers' JSON logs out of the report (SHOW_HANDLER_LOGS=1 shows them).
-      setupFiles: ['<rootDir>/test/setup/jest-quiet.ts'],
+      // jest-quiet: keeps the handlers' JSON logs out of the report (SHOW_HANDLER_LOGS=1 shows them);
+      // cdk-validation: aws-cdk-lib's own template validation only where a test reads it.
+      setupFiles: ['<rootDir>/test/setup/jest-quiet.ts', '<rootDir>/test/setup/cdk-validation.ts'],
       // A per-run id: suites share the validator app's synthesis within one run (test/validators/templates.ts).
       globalSetup: '<rootDir>/test/setup/run-id.js',
       globalTeardown: '<rootDir>/test/setup/run-id-teardown.js',

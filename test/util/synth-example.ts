@@ -37,12 +37,16 @@ function synthPrograms(files: string[]): Map<string, Record<string, any>> {
       cwd: root,
       encoding: 'utf8',
       timeout: 180_000,
-      env: { ...process.env, TS_NODE_PROJECT: path.join(root, 'test', 'tsconfig.json') },
+      // aws-cdk-lib's CloudFormation validation on, as users synthesize (the test setup turns it off).
+      env: { ...process.env, CDK_VALIDATION: 'true', TS_NODE_PROJECT: path.join(root, 'test', 'tsconfig.json') },
     });
     if (r.status !== 0) throw new Error(`examples/readme failed to synthesize: ${r.stderr}`);
     const result = new Map<string, Record<string, any>>();
     for (const file of files) {
       const out = path.join(dir, 'out', file);
+      // The validation report lists a plugin only when it found something: a README program has nothing.
+      const report = JSON.parse(fs.readFileSync(path.join(out, 'validation-report.json'), 'utf8'));
+      if (report.pluginReports.length > 0) throw new Error(`aws-cdk-lib's validation reports on examples/readme/${file}: ${r.stderr}`);
       const templates: Record<string, any> = {};
       for (const f of fs.readdirSync(out).filter((n) => n.endsWith('.template.json'))) {
         templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));

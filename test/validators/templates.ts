@@ -11,6 +11,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { CrossComputeStack } from '../../integ/stacks/cross-compute-stack';
 import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
@@ -21,7 +22,8 @@ import { oncePerRun } from '../util/once-per-run';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
 export function buildValidatorApp(outdir: string): App {
-  const app = new App({ outdir });
+  // aws-cdk-lib's own CloudFormation validation, strict: any finding fails the synthesis (see synthStrict).
+  const app = new App({ outdir, context: { [cxapi.STRICT_CFN_VALIDATE_ERRORS]: true } });
   new ComparisonStack(app, 'S3FilesComparison');
   new SharedFileSystemStack(app, 'S3FilesSharedFileSystem');
   new ComparisonStack(app, 'S3FilesComparisonDestroy', { removalPolicy: RemovalPolicy.DESTROY });
@@ -270,14 +272,30 @@ export function synthesizeTemplates(): { outdir: string; templates: string[] } {
   const run = process.env.S3FILES_JEST_RUN;
   if (!run) return synthesizeInto(fs.mkdtempSync(path.join(os.tmpdir(), 's3files-validate-')));
   const outdir = oncePerRun(path.join(os.tmpdir(), `s3files-jest-${run}`), 'validator-app', (dir) => {
-    buildValidatorApp(dir).synth();
+    synthStrict(buildValidatorApp(dir));
   });
   return { outdir, templates: templatesIn(outdir) };
 }
 
 function synthesizeInto(outdir: string): { outdir: string; templates: string[] } {
-  buildValidatorApp(outdir).synth();
+  synthStrict(buildValidatorApp(outdir));
   return { outdir, templates: templatesIn(outdir) };
+}
+
+/**
+ * Synthesizes with aws-cdk-lib's CloudFormation validation plugin on (the test setup switches it
+ * off elsewhere: test/setup/cdk-validation.ts). With the app's strict context a finding of any
+ * severity throws, report included.
+ */
+export function synthStrict(app: App): void {
+  const before = process.env.CDK_VALIDATION;
+  process.env.CDK_VALIDATION = 'true';
+  try {
+    app.synth();
+  } finally {
+    if (before === undefined) delete process.env.CDK_VALIDATION;
+    else process.env.CDK_VALIDATION = before;
+  }
 }
 
 function templatesIn(outdir: string): string[] {
