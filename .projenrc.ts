@@ -133,6 +133,9 @@ const project = new awscdk.AwsCdkConstructLibrary({
     '/.venv/',
     '/.m2-local/',
     '/test/.tmp/',
+    // Scratch copies a test makes and removes (test/two-copies.test.ts, test/architecture/api-evolution.test.ts).
+    '/test/.copy-*',
+    '/test/.tmp-api-*',
     '*.snapshot/asset.*',
   ],
   npmignoreEnabled: true,
@@ -170,7 +173,7 @@ const handlerBundling = {
 
 new awscdk.LambdaFunction(project, {
   entrypoint: 'lambda/s3files-provider/on-event.lambda.ts',
-  constructFile: 'src/private/s3files-provider-on-event-function.ts',
+  constructFile: 'src/private/provider/s3files-provider-on-event-function.ts',
   constructName: 'S3FilesProviderOnEventFunction',
   runtime: awscdk.LambdaRuntime.NODEJS_24_X,
   bundlingOptions: handlerBundling,
@@ -178,7 +181,7 @@ new awscdk.LambdaFunction(project, {
 });
 new awscdk.LambdaFunction(project, {
   entrypoint: 'lambda/s3files-provider/is-complete.lambda.ts',
-  constructFile: 'src/private/s3files-provider-is-complete-function.ts',
+  constructFile: 'src/private/provider/s3files-provider-is-complete-function.ts',
   constructName: 'S3FilesProviderIsCompleteFunction',
   runtime: awscdk.LambdaRuntime.NODEJS_24_X,
   bundlingOptions: handlerBundling,
@@ -334,6 +337,12 @@ project.addTask('test:bindings', {
     { exec: 'bash test/bindings/run.sh' },
   ],
 });
+
+// jsii-diff against the last release, as an error on every kind of change: the package is
+// experimental (0.x), and jsii-diff's default reports experimental changes without failing. Breaks
+// meant for a release are listed in .compatignore (jsii-diff -k prints their keys).
+const compat = project.tasks.tryFind('compat')!;
+compat.reset('jsii-diff npm:cdk-s3files-lambda -k --error-on all --ignore-file .compatignore');
 
 // A release carries the repository and author into three registries: refuse placeholders.
 project.tasks.tryFind('release')!.prependExec('node scripts/check-release-metadata.js');

@@ -19,7 +19,7 @@ import { deployWaitSection } from './format';
 import type { DeployWaitResults, Distribution } from './results';
 import { handleIsComplete, handleOnEvent } from '../lambda/s3files-provider/dispatch';
 import type { IsCompleteRequest, OnEventRequest, WaitLogger } from '../lambda/s3files-provider/resource-handler';
-import { WAITER_RESOURCE_TYPE } from '../src/private/custom-resource-contract';
+import { WAITER_RESOURCE_TYPE } from '../src/private/provider/custom-resource-contract';
 import { atTimes, S3FilesEndpoint } from '../test/servers/s3files-endpoint';
 
 export const QUERY_INTERVAL_MS = 10_000;

@@ -21,7 +21,7 @@ oldest=$(find "${outfiles[@]}" -printf '%T@\n' | sort -n | head -n 1)
 # A source changed, the installed packages did (npm rewrites node_modules/.package-lock.json on
 # every install that changes node_modules), or how they are bundled did (the bundle steps in
 # .projen/tasks.json, the tsconfig esbuild reads): bundle again.
-newer=$(find lambda integ/handlers src/private/custom-resource-contract.ts node_modules/.package-lock.json \
+newer=$(find lambda integ/handlers src/private/provider/custom-resource-contract.ts node_modules/.package-lock.json \
   .projen/tasks.json tsconfig.json test/tsconfig.json \
   \( -name '*.ts' -o -name .package-lock.json -o -name tasks.json -o -name 'tsconfig*.json' \) -newermt "@$oldest" -print -quit)
 if [ -n "$newer" ]; then bundle "$newer is newer than the oldest bundle"; fi

@@ -3,18 +3,16 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IDependable } from 'constructs';
 import { GrantMountOptions } from './mount/options';
-import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
 import { refuseAwsCdkReference } from './private/compat';
-import { grantScoped } from './private/grants';
 import { invalid, spelled } from './private/messages';
-import { checkClientAccount, grantMount } from './private/mount-pipeline';
-import { scopeActions } from './private/s3files-actions';
 import { IS3FilesAccessPoint } from './s3files-access-point-contract';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
+import { S3FilesAccessPointGrants } from './s3files-grants';
 
 /**
  * An S3 Files access point's grants, on top of what a subclass provides: its id, ARN, file system
  * and `available`. Extend it to describe an access point this library does not create or import.
+ * @subclassable
  */
 export abstract class S3FilesAccessPointBase extends Resource implements IS3FilesAccessPoint {
   public abstract readonly accessPointId: string;
@@ -39,29 +37,53 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
     this.node.addValidation({ validate: () => this.mountedAsEfs() });
   }
 
+  /**
+   * Grants read access over NFS (`s3files:ClientMount`), only through this access point.
+   * @param grantee the principal to grant
+   */
   public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this.grant(grantee, ...CLIENT_READ_ACTIONS);
+    return this.grants.read(grantee);
   }
 
+  /**
+   * Grants read and write access over NFS (`ClientMount`, `ClientWrite`), only through this access point.
+   * @param grantee the principal to grant
+   */
   public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
-    return this.grant(grantee, ...CLIENT_READ_WRITE_ACTIONS);
+    return this.grants.readWrite(grantee);
   }
 
+  /**
+   * Grants root access over NFS (`ClientMount`, `ClientWrite`, `ClientRootAccess`), only through this access point.
+   * @param grantee the principal to grant
+   */
   public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this.grant(grantee, ...CLIENT_ROOT_ACTIONS);
+    return this.grants.rootAccess(grantee);
   }
 
+  /**
+   * Grants the given `s3files:` actions on what they apply to through this access point: the client
+   * actions on the file system with the `s3files:AccessPointArn` condition, access-point actions on it.
+   * @param grantee the principal to grant
+   * @param actions the actions, each starting with `s3files:`
+   */
   public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
-    const target = { fileSystemArn: this.fileSystem.fileSystemArn, accessPointArn: this.accessPointArn };
-    if (Construct.isConstruct(grantee.grantPrincipal)) {
-      checkClientAccount(grantee.grantPrincipal, `the role ${grantee.grantPrincipal.node.path}`, grantee, this.fileSystem, actions, this.accessPointArn);
-    }
-    return grantScoped(this, grantee, scopeActions(this, actions, target), `${actions.join(', ')} through ${this.node.path}`,
-      { ...target, write: actions.some((a) => /^s3files:(ClientWrite|Client\*|\*)$/.test(a)) });
+    return this.grants.actions(grantee, ...actions);
   }
 
+  /**
+   * Grants everything a client of your own needs to mount through this access point (what every
+   * mount adapter grants; see `S3FilesAccessPointGrants.mount`). Networking (the file system's
+   * `clientSecurityGroup`) and waiting (`available`) are yours.
+   * @param grantee the principal that mounts
+   * @param options what it may do
+   */
   public grantMount(grantee: iam.IGrantable, options: GrantMountOptions = {}): iam.Grant {
-    return grantMount(this, grantee, this, options, { efsUtils: options.amazonEfsUtils ?? false, directReads: options.grantDirectReads ?? true });
+    return this.grants.mount(grantee, options);
+  }
+
+  private get grants(): S3FilesAccessPointGrants {
+    return S3FilesAccessPointGrants.fromAccessPoint(this);
   }
 
   /** Functions of the app that mount this access point through lambda.FileSystem.fromEfsAccessPoint (no S3 Files config). */

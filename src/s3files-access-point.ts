@@ -1,13 +1,14 @@
 import { ArnFormat, Fn, Stack, Token, Tokenization } from 'aws-cdk-lib';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IDependable } from 'constructs';
-import { registryOf } from './private/access-point-registry';
-import { DEFAULT_AVAILABILITY_TIMEOUT_SECONDS } from './private/custom-resource-contract';
 import { checkSameRegion } from './private/environment';
-import { createWaiter } from './private/file-system-guard';
+import { registryOf } from './private/file-system/access-point-registry';
+import { createWaiter } from './private/file-system/guard';
 import { invalid, warn } from './private/messages';
+import { requireFileSystem } from './private/mount/shapes';
+import { DEFAULT_AVAILABILITY_TIMEOUT_SECONDS } from './private/provider/custom-resource-contract';
+import { S3FilesWaiterProvider } from './private/provider/waiter-provider';
 import { validateAccessPointPath, validatePermissions, validatePosixId, validateSecondaryGids } from './private/validation';
-import { S3FilesWaiterProvider } from './private/waiter-provider';
 import { S3FilesAccessPointBase } from './s3files-access-point-base';
 import { IS3FilesAccessPoint, S3FilesAccessPointAttributes } from './s3files-access-point-contract';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
@@ -110,12 +111,7 @@ export class S3FilesAccessPoint extends S3FilesAccessPointBase {
 
   constructor(scope: Construct, id: string, props: S3FilesAccessPointProps) {
     super(scope, id);
-    const fileSystem = props.fileSystem;
-    if (typeof (fileSystem as Partial<IS3FilesFileSystem>)?.fileSystemArn !== 'string') {
-      invalid(this, 'fileSystem', Construct.isConstruct(fileSystem) ? fileSystem.node.path : fileSystem,
-        (fileSystem as { bucketArn?: unknown })?.bucketArn !== undefined ? 'it is an S3 bucket, not an S3 Files file system' : 'it is not an S3 Files file system',
-        'pass an `S3FilesFileSystem`, or one imported with `S3FilesFileSystem.fromFileSystemAttributes()`');
-    }
+    const fileSystem = requireFileSystem(props.fileSystem, this, 'fileSystem');
     this.fileSystem = fileSystem;
     this.path = props.path;
     this.posixUser = props.posixUser ?? { uid: 1000, gid: 1000 };
@@ -130,7 +126,8 @@ export class S3FilesAccessPoint extends S3FilesAccessPointBase {
     validatePermissions(this, permissions);
     this.checkPlacement();
     if (this.posixUser.uid === 0) {
-      warn(this, 'posixUserRoot', `\`posixUser.uid\` is 0 (root): every client of ${this.node.path} acts as root on the file system. Use a non-root uid such as 1000 unless root is required.`);
+      warn(this, 'posixUserRoot', `\`posixUser.uid\` is 0 (root): every client of ${this.node.path} acts as root on the file system. Use a non-root uid such as 1000 unless root `
+        + 'is required.');
     }
 
     const uid = Tokenization.stringifyNumber(this.posixUser.uid);
@@ -161,12 +158,14 @@ export class S3FilesAccessPoint extends S3FilesAccessPointBase {
     if (Token.isUnresolved(stack.account)) {
       warn(this, 'fileSystemAccountUnchecked',
         `${fs.node.path} is in account ${owner} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that `
-        + `this access point is created in that account: CloudFormation creates it in the stack's account, where the file system must be. Give the stack an \`env\` with \`account\` '${owner}'.`);
+        + 'this access point is created in that account: CloudFormation creates it in the stack\'s account, where the file system must be. Give the stack an `env` with '
+          + `\`account\` '${owner}'.`);
     } else if (stack.account !== owner) {
       invalid(this, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${stack.node.path} in ${stack.account}, `
         + 'and CloudFormation creates an access point in its stack\'s account, where the file system must be',
       `create the access point in a stack of account ${owner}; to mount it from account ${stack.account}, import it (\`S3FilesAccessPoint.fromAccessPointAttributes()\`) `
-        + 'and have the owner allow your role in the file system\'s policy (README, "Who can mount": ECS, Batch and EC2 only; Lambda and AgentCore mount only their own account\'s file systems)');
+        + 'and have the owner allow your role in the file system\'s policy (README, "Who can mount": ECS, Batch and EC2 only; Lambda and AgentCore mount only their own '
+          + 'account\'s file systems)');
     }
   }
 
@@ -201,7 +200,7 @@ class ImportedAccessPoint extends S3FilesAccessPointBase {
     if (!attrs.accessPointId && !attrs.accessPointArn) {
       invalid(this, 'accessPointId', undefined, 'an imported access point needs its id or its ARN', 'give `accessPointId` (fsap-...) or `accessPointArn`');
     }
-    this.fileSystem = attrs.fileSystem;
+    this.fileSystem = requireFileSystem(attrs.fileSystem, this, 'fileSystem');
     if (attrs.accessPointArn !== undefined && !Token.isUnresolved(attrs.accessPointArn)) {
       checkAccessPointArn(this, attrs.accessPointArn, attrs.accessPointId, attrs.fileSystem);
     }
@@ -213,7 +212,8 @@ class ImportedAccessPoint extends S3FilesAccessPointBase {
     // The API and the CloudFormation schemas: 17 to 40 hex digits after fsap-.
     if (!Token.isUnresolved(this.accessPointId) && !/^fsap-[0-9a-f]{17,40}$/.test(this.accessPointId)) {
       invalid(this, attrs.accessPointId ? 'accessPointId' : 'accessPointArn', attrs.accessPointId ?? attrs.accessPointArn,
-        'an S3 Files access point id looks like fsap-0123456789abcdef0 (fsap- and 17 to 40 hex digits)', 'pass the id (or ARN) of the access point as the S3 Files console or CLI shows it');
+        'an S3 Files access point id looks like fsap-0123456789abcdef0 (fsap- and 17 to 40 hex digits)', 'pass the id (or ARN) of the access point as the S3 Files console or '
+          + 'CLI shows it');
     }
     // It exists; its file system's readiness is all there is to wait for.
     const ready = new DependencyGroup();

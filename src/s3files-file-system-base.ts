@@ -1,23 +1,21 @@
-import { Duration, Resource, ResourceProps } from 'aws-cdk-lib';
+import { Resource, ResourceProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct, IConstruct, IDependable } from 'constructs';
-import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS } from './private/client-actions';
-import { EFS_UTILS_METRIC_NAMESPACE, METRICS_INSIGHTS_FUNCTIONS } from './private/client-metrics';
+import { Construct, IDependable } from 'constructs';
 import { refuseAwsCdkReference } from './private/compat';
-import { grantScoped } from './private/grants';
 import { invalid } from './private/messages';
-import { checkClientAccount } from './private/mount-pipeline';
-import { scopeActions } from './private/s3files-actions';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
+import { S3FilesFileSystemMetrics } from './s3files-file-system-metrics';
+import { S3FilesFileSystemGrants } from './s3files-grants';
 
 /**
  * The grants and metrics every file system class shares (a hidden base: its members appear on
  * `S3FilesFileSystemBase` and `S3FilesFileSystem`, which declare the optional contract members
- * their own way: optional for a user's subclass, always set on a created file system).
+ * their own way: optional for a user's subclass, always set on a created file system). Each is
+ * `S3FilesFileSystemGrants`' or `S3FilesFileSystemMetrics`' method of the same meaning.
  * @internal
  */
 export abstract class FileSystemGrantsAndMetrics extends Resource {
@@ -35,148 +33,191 @@ export abstract class FileSystemGrantsAndMetrics extends Resource {
       'mount an access point of it with `BatchMount.onJobDefinition()` or `EcsMount.onTaskDefinition()`'));
   }
 
+  /**
+   * Grants read access over NFS (`s3files:ClientMount`) through any access point.
+   * @param grantee the principal to grant
+   */
   public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this._grant(grantee, CLIENT_READ_ACTIONS);
+    return this.grants.read(grantee);
   }
 
+  /**
+   * Grants read and write access over NFS (`s3files:ClientMount`, `s3files:ClientWrite`) through any access point.
+   * @param grantee the principal to grant
+   */
   public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
-    return this._grant(grantee, CLIENT_READ_WRITE_ACTIONS);
+    return this.grants.readWrite(grantee);
   }
 
+  /**
+   * Grants root access over NFS (`ClientMount`, `ClientWrite`, `ClientRootAccess`) through any access point.
+   * @param grantee the principal to grant
+   */
   public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this._grant(grantee, CLIENT_ROOT_ACTIONS);
+    return this.grants.rootAccess(grantee);
   }
 
+  /**
+   * Grants the given `s3files:` actions through any access point.
+   * @param grantee the principal to grant
+   * @param actions the actions, each starting with `s3files:`
+   */
   public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
-    return this._grant(grantee, actions);
+    return this.grants.actions(grantee, ...actions);
   }
 
+  /**
+   * A CloudWatch metric of this file system (namespace `AWS/S3/Files`, dimension `FileSystemId`).
+   * @param metricName the metric name, e.g. `PendingExports`
+   * @param props metric options
+   */
   public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: 'AWS/S3/Files',
-      metricName,
-      dimensionsMap: { FileSystemId: this.fileSystemId },
-      ...props,
-    });
+    return this.metrics.metric(metricName, props);
   }
 
+  /**
+   * Files written on the mount and not yet exported to the bucket.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricPendingExports(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('PendingExports', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+    return this.metrics.pendingExports(props);
   }
 
+  /**
+   * Exports that failed for good (not retried): the change never reaches the bucket.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricExportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('ExportFailures', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+    return this.metrics.exportFailures(props);
   }
 
+  /**
+   * Imports from the bucket that failed.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricImportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('ImportFailures', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+    return this.metrics.importFailures(props);
   }
 
+  /**
+   * Files moved to lost+found: a write on the mount lost a conflict with a change in the bucket.
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricLostAndFoundFiles(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('LostAndFoundFiles', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+    return this.metrics.lostAndFoundFiles(props);
   }
 
+  /**
+   * Client connections (the file system takes at most 25,000).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricClientConnections(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('ClientConnections', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+    return this.metrics.clientConnections(props);
   }
 
+  /**
+   * Files and directories in the file system (reported every 15 minutes).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricInodes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('Inodes', { statistic: 'Sum', unit: cloudwatch.Unit.COUNT, ...props });
+    return this.metrics.inodes(props);
   }
 
+  /**
+   * Age of the oldest change waiting to be exported.
+   * @param props metric options
+   * @default - statistic Maximum, 1 minute
+   */
   public metricExportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('ExportAge', { statistic: 'Maximum', unit: cloudwatch.Unit.SECONDS, ...props });
+    return this.metrics.exportAge(props);
   }
 
+  /**
+   * Age of the oldest change waiting to be imported.
+   * @param props metric options
+   * @default - statistic Maximum, 1 minute
+   */
   public metricImportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('ImportAge', { statistic: 'Maximum', unit: cloudwatch.Unit.SECONDS, ...props });
+    return this.metrics.importAge(props);
   }
 
+  /**
+   * Bytes of file data read (SampleCount: read operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricDataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('DataReadBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+    return this.metrics.dataReadBytes(props);
   }
 
+  /**
+   * Bytes of file data written (SampleCount: write operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricDataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('DataWriteBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+    return this.metrics.dataWriteBytes(props);
   }
 
+  /**
+   * Bytes of metadata read (SampleCount: metadata read operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricMetadataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('MetadataReadBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+    return this.metrics.metadataReadBytes(props);
   }
 
+  /**
+   * Bytes of metadata written (SampleCount: metadata write operations).
+   * @param props metric options
+   * @default - statistic Sum, 1 minute
+   */
   public metricMetadataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('MetadataWriteBytes', { statistic: 'Sum', unit: cloudwatch.Unit.BYTES, ...props });
+    return this.metrics.metadataWriteBytes(props);
   }
 
+  /**
+   * Bytes stored in the file system (reported every 15 minutes).
+   * @param props metric options
+   * @default - statistic Average, 1 minute
+   */
   public metricStorageBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric('StorageBytes', { statistic: 'Average', unit: cloudwatch.Unit.BYTES, ...props });
+    return this.metrics.storageBytes(props);
   }
 
+  /**
+   * The amazon-efs-utils client metric `S3BucketAccessible` over every client of the bucket, or one
+   * client's with `InstanceId` in the dimensions map (see `S3FilesFileSystemMetrics.clientBucketAccessible`).
+   * @param props metric options
+   * @default - statistic Minimum, 1 minute, every client of the bucket
+   */
   public metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
-    return this.clientMetric('S3BucketAccessible', props);
+    return this.metrics.clientBucketAccessible(props);
   }
 
+  /**
+   * The amazon-efs-utils client metric `S3BucketReachable` over every client of the bucket, or one
+   * client's with `InstanceId` in the dimensions map (see `S3FilesFileSystemMetrics.clientBucketReachable`).
+   * @param props metric options
+   * @default - statistic Minimum, 1 minute, every client of the bucket
+   */
   public metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
-    return this.clientMetric('S3BucketReachable', props);
+    return this.metrics.clientBucketReachable(props);
   }
 
-  /**
-   * amazon-efs-utils publishes per client, with the dimensions Bucket and InstanceId (FACTS): a
-   * metric with Bucket alone matches nothing. With an InstanceId, that client's metric; without,
-   * a Metrics Insights query over every client of the bucket (usable in alarms and dashboards),
-   * its function from the statistic (Minimum: 0 as soon as one client fails). No unit: efs-utils
-   * documents none, and an alarm's unit that differs from the published one matches nothing.
-   */
-  private clientMetric(metricName: string, props: cloudwatch.MetricOptions = {}): cloudwatch.IMetric {
-    const bucket = (this as unknown as IS3FilesFileSystem).bucket;
-    const dimensions: Record<string, string> = { ...props.dimensionsMap };
-    if (dimensions.Bucket === undefined) {
-      if (!bucket) {
-        invalid(this, 'bucket', undefined, `the efs-utils client metric ${metricName} is published by bucket name, and this file system's bucket is not known`,
-          'give `bucket` to `S3FilesFileSystem.fromFileSystemAttributes()`, or pass `dimensionsMap`: { Bucket: name }');
-      }
-      dimensions.Bucket = bucket.bucketName;
-    }
-    const statistic = props.statistic ?? 'Minimum';
-    const period = props.period ?? Duration.minutes(1);
-    if (dimensions.InstanceId !== undefined) {
-      return new cloudwatch.Metric({ namespace: EFS_UTILS_METRIC_NAMESPACE, metricName, ...props, statistic, period, dimensionsMap: dimensions });
-    }
-    if (props.unit !== undefined) {
-      invalid(this, 'unit', props.unit, `without an InstanceId, ${metricName} is a Metrics Insights query over every client, which takes no unit`,
-        'leave unit out, or pick one client with dimensionsMap: { InstanceId }');
-    }
-    const fn = METRICS_INSIGHTS_FUNCTIONS[statistic.toLowerCase()];
-    if (!fn) {
-      invalid(this, 'statistic', statistic, `without an InstanceId, ${metricName} is a Metrics Insights query over every client, which aggregates with MIN, MAX, AVG, SUM or COUNT only`,
-        'use Minimum, Maximum, Average, Sum or SampleCount, or pick one client with dimensionsMap: { InstanceId }');
-    }
-    const where = Object.entries(dimensions).map(([key, value]) => `${key} = '${value}'`).join(' AND ');
-    return new cloudwatch.MathExpression({
-      expression: `SELECT ${fn}(${metricName}) FROM SCHEMA("${EFS_UTILS_METRIC_NAMESPACE}", Bucket, InstanceId) WHERE ${where}`,
-      period,
-      label: props.label ?? metricName,
-      color: props.color,
-      searchAccount: props.account,
-      searchRegion: props.region,
-    });
+  private get grants(): S3FilesFileSystemGrants {
+    return S3FilesFileSystemGrants.fromFileSystem(this as unknown as IS3FilesFileSystem);
   }
 
-  /**
-   * Grants `s3files:` actions: identity-policy statements on the grantee, each action on its
-   * documented resource (this file system, its access points, or the one access point given, with
-   * `s3files:AccessPointArn` on the client actions). It does not name the grantee in this stack, so
-   * grantees may live in any stack.
-   * @internal
-   */
-  public _grant(grantee: iam.IGrantable, actions: string[], accessPointArn?: string, scope: IConstruct = this): iam.Grant {
-    const scoped = scopeActions(scope, actions, { fileSystemArn: this.fileSystemArn, accessPointArn });
-    if (Construct.isConstruct(grantee.grantPrincipal)) {
-      checkClientAccount(grantee.grantPrincipal, `the role ${grantee.grantPrincipal.node.path}`, grantee, this as unknown as IS3FilesFileSystem,
-        scoped.flatMap((s) => s.actions), accessPointArn);
-    }
-    return grantScoped(scope, grantee, scoped, `${actions.join(', ')} on ${this.node.path}`,
-      { fileSystemArn: this.fileSystemArn, accessPointArn, write: scoped.some((s) => s.actions.includes('s3files:ClientWrite')) });
+  private get metrics(): S3FilesFileSystemMetrics {
+    return S3FilesFileSystemMetrics.fromFileSystem(this as unknown as IS3FilesFileSystem);
   }
 }
 
@@ -185,6 +226,7 @@ export abstract class FileSystemGrantsAndMetrics extends Resource {
  * create or import (in any language). Provide its id, ARN, `connections` and
  * `mountTargetsAvailable`, and what else of `IS3FilesFileSystem`'s contract you know; it gets the
  * grants and metrics, and every mount adapter and `S3FilesAccessPoint` take it.
+ * @subclassable
  */
 export abstract class S3FilesFileSystemBase extends FileSystemGrantsAndMetrics implements IS3FilesFileSystem {
   /** The VPC of the mount targets, when known. */

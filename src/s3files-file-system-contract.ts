@@ -1,14 +1,17 @@
 import { IResource } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IDependable } from 'constructs';
 
 /**
- * An S3 Files file system: one created by `S3FilesFileSystem` or one imported with
- * `S3FilesFileSystem.fromFileSystemAttributes`.
+ * An S3 Files file system: one created by `S3FilesFileSystem`, one imported with
+ * `S3FilesFileSystem.fromFileSystemAttributes`, or your own (extend `S3FilesFileSystemBase`).
+ *
+ * It holds what every mount needs and nothing else: grants are on the classes and on
+ * `S3FilesFileSystemGrants`, metrics on the classes and on `S3FilesFileSystemMetrics`, for any
+ * implementation.
+ * @subclassable
  */
 export interface IS3FilesFileSystem extends IResource, ec2.IConnectable {
   /**
@@ -64,147 +67,6 @@ export interface IS3FilesFileSystem extends IResource, ec2.IConnectable {
    * @default - unknown: the AZ check does not run
    */
   readonly mountTargetAvailabilityZones?: string[];
-
-  /**
-   * Grants read access over NFS (`s3files:ClientMount`) through any access point.
-   * @param grantee the principal to grant
-   */
-  grantRead(grantee: iam.IGrantable): iam.Grant;
-  /**
-   * Grants read and write access over NFS (`s3files:ClientMount`, `s3files:ClientWrite`) through any access point.
-   * @param grantee the principal to grant
-   */
-  grantReadWrite(grantee: iam.IGrantable): iam.Grant;
-  /**
-   * Grants root access over NFS (`ClientMount`, `ClientWrite`, `ClientRootAccess`) through any access point.
-   * @param grantee the principal to grant
-   */
-  grantRootAccess(grantee: iam.IGrantable): iam.Grant;
-  /**
-   * Grants the given `s3files:` actions through any access point.
-   * @param grantee the principal to grant
-   * @param actions the actions, each starting with `s3files:`
-   */
-  grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant;
-  /**
-   * A CloudWatch metric of this file system (namespace `AWS/S3/Files`, dimension `FileSystemId`).
-   * @param metricName the metric name, e.g. `PendingExports`
-   * @param props metric options
-   */
-  metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Files written on the mount and not yet exported to the bucket.
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricPendingExports(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Exports that failed for good (not retried): the change never reaches the bucket.
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricExportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Imports from the bucket that failed.
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricImportFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Files moved to lost+found: a write on the mount lost a conflict with a change in the bucket.
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricLostAndFoundFiles(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Client connections (the file system takes at most 25,000).
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricClientConnections(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Files and directories in the file system (reported every 15 minutes).
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricInodes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Age of the oldest change waiting to be exported.
-   * @param props metric options
-   * @default - statistic Maximum, 1 minute
-   */
-  metricExportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Age of the oldest change waiting to be imported.
-   * @param props metric options
-   * @default - statistic Maximum, 1 minute
-   */
-  metricImportAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Bytes of file data read (SampleCount: read operations).
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricDataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Bytes of file data written (SampleCount: write operations).
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricDataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Bytes of metadata read (SampleCount: metadata read operations).
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricMetadataReadBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Bytes of metadata written (SampleCount: metadata write operations).
-   * @param props metric options
-   * @default - statistic Sum, 1 minute
-   */
-  metricMetadataWriteBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * Bytes stored in the file system (reported every 15 minutes).
-   * @param props metric options
-   * @default - statistic Average, 1 minute
-   */
-  metricStorageBytes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
-  /**
-   * The amazon-efs-utils client metric `S3BucketAccessible` (1 = the client can read the bucket for
-   * direct reads), from EC2 instances and ECS tasks that mount this file system (never Lambda).
-   * The clients publish it per client (dimensions `Bucket` and `InstanceId`): by default this is a
-   * CloudWatch Metrics Insights query over every client of the bucket, aggregated with the
-   * statistic (Minimum: 0 as soon as one client cannot read the bucket); give `InstanceId` in the
-   * options' dimensions map for one client's metric. Usable in alarms and dashboards.
-   * @param props metric options
-   * @default - statistic Minimum, 1 minute, every client of the bucket
-   * @see https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/query_with_cloudwatch-metrics-insights.html
-   */
-  metricClientBucketAccessible(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
-
-  /**
-   * The amazon-efs-utils client metric `S3BucketReachable` (1 = the client reaches S3 over the
-   * network), from EC2 instances and ECS tasks that mount this file system (never Lambda). Like
-   * `metricClientBucketAccessible`: every client of the bucket, or one with `InstanceId`.
-   * @param props metric options
-   * @default - statistic Minimum, 1 minute, every client of the bucket
-   */
-  metricClientBucketReachable(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
 }
 
 /**

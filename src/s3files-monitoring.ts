@@ -5,14 +5,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { invalid } from './private/messages';
+import { requireFileSystem } from './private/mount/shapes';
 import { inUnit } from './private/validation';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
-
-/** The metric methods of IS3FilesFileSystem this construct calls. */
-const METRIC_METHODS = [
-  'metricExportFailures', 'metricImportFailures', 'metricLostAndFoundFiles', 'metricPendingExports', 'metricExportAge',
-  'metricClientConnections', 'metricDataReadBytes', 'metricDataWriteBytes', 'metricStorageBytes',
-] as const;
+import { S3FilesFileSystemMetrics } from './s3files-file-system-metrics';
 
 /** S3 Files accepts at most this many client connections per file system. */
 const MAX_CLIENT_CONNECTIONS = 25000;
@@ -113,13 +109,9 @@ export class S3FilesMonitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: S3FilesMonitoringProps) {
     super(scope, id);
-    const fs = props.fileSystem;
-    // From an untyped caller (or an EFS file system cast to the interface): the metrics this uses.
-    const missing = METRIC_METHODS.filter((m) => typeof (fs as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
-    if (missing.length > 0) {
-      invalid(this, 'fileSystem', Construct.isConstruct(fs) ? fs.node.path : fs, `it is not an S3 Files file system: it has no ${missing[0]}() (an EFS file system has other metrics)`,
-        'pass an S3FilesFileSystem, or one imported with S3FilesFileSystem.fromFileSystemAttributes');
-    }
+    // Any implementation of the interface; an untyped caller's bucket or EFS file system is named.
+    const fs = requireFileSystem(props.fileSystem, this, 'fileSystem');
+    const metrics = S3FilesFileSystemMetrics.fromFileSystem(fs);
     const period = Duration.minutes(5);
     const evaluationPeriods = wholeNumber(this, 'evaluationPeriods', props.evaluationPeriods ?? 3, 1, 100);
     const pendingExports = wholeNumber(this, 'pendingExportsThreshold', props.pendingExportsThreshold ?? 10000, 1, Number.MAX_SAFE_INTEGER);
@@ -127,7 +119,8 @@ export class S3FilesMonitoring extends Construct {
     const exportAge = props.exportAgeThreshold ?? Duration.minutes(15);
     const exportAgeSeconds = inUnit(this, 'exportAgeThreshold', () => exportAge.toSeconds(), 'seconds', 'Duration.seconds(n)');
     if (!Token.isUnresolved(exportAgeSeconds) && exportAgeSeconds < 60) {
-      invalid(this, 'exportAgeThreshold', exportAge, 'exports are batched about once a minute, so a younger threshold alarms on normal operation', 'use at least Duration.minutes(1)');
+      invalid(this, 'exportAgeThreshold', exportAge, 'exports are batched about once a minute, so a younger threshold alarms on normal operation', 'use at least '
+        + 'Duration.minutes(1)');
     }
     const where = `S3 Files file system ${fs.node.path}`;
 
@@ -139,17 +132,17 @@ export class S3FilesMonitoring extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: description,
     });
-    this.exportFailuresAlarm = anyOf('ExportFailures', fs.metricExportFailures(),
+    this.exportFailuresAlarm = anyOf('ExportFailures', metrics.exportFailures(),
       `${where}: changes written on the mount failed to export and will not be retried, so the bucket does not have them. `
       + 'Check the service role\'s S3 and KMS rights and the bucket policy (a Deny there blocks exports), fix the cause, then write those files again.');
-    this.importFailuresAlarm = anyOf('ImportFailures', fs.metricImportFailures(),
+    this.importFailuresAlarm = anyOf('ImportFailures', metrics.importFailures(),
       `${where}: changes made in the bucket failed to import, so the mount does not show them. `
       + 'Check the service role\'s s3:GetObject and KMS rights, bucket versioning, and the EventBridge rule S3 Files manages (DO-NOT-DELETE-S3-Files*).');
-    this.lostAndFoundAlarm = anyOf('LostAndFound', fs.metricLostAndFoundFiles(),
+    this.lostAndFoundAlarm = anyOf('LostAndFound', metrics.lostAndFoundFiles(),
       `${where}: files were moved to lost+found because a write on the mount conflicted with a change to the same object in the bucket. `
       + 'Compare each with the bucket\'s version, keep the right one, and make one side the only writer of those keys.');
     this.pendingExportsAlarm = new cloudwatch.Alarm(this, 'PendingExports', {
-      metric: fs.metricPendingExports({ period, statistic: 'Maximum' }),
+      metric: metrics.pendingExports({ period, statistic: 'Maximum' }),
       threshold: pendingExports,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods,
@@ -158,7 +151,7 @@ export class S3FilesMonitoring extends Construct {
         + 'Writes outpace exports: they reach the bucket late, and deleting the file system now would need to wait for them. Check ExportFailures and the write rate.',
     });
     this.exportAgeAlarm = new cloudwatch.Alarm(this, 'ExportAge', {
-      metric: fs.metricExportAge({ period }),
+      metric: metrics.exportAge({ period }),
       threshold: exportAgeSeconds,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods,
@@ -167,7 +160,7 @@ export class S3FilesMonitoring extends Construct {
         + 'Readers of the bucket see stale data. Check ExportFailures, the service role\'s rights and the pending-exports backlog.',
     });
     this.clientConnectionsAlarm = new cloudwatch.Alarm(this, 'ClientConnections', {
-      metric: fs.metricClientConnections({ period, statistic: 'Maximum' }),
+      metric: metrics.clientConnections({ period, statistic: 'Maximum' }),
       threshold: connections,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
@@ -192,12 +185,12 @@ export class S3FilesMonitoring extends Construct {
         new cloudwatch.GraphWidget({ title, left, right, width: 12, height: 6, period });
       this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
       this.dashboard.addWidgets(
-        graph('Exports: pending (left) and age, seconds (right)', [fs.metricPendingExports({ statistic: 'Maximum' })], [fs.metricExportAge()]),
-        graph('Failures and conflicts', [fs.metricExportFailures(), fs.metricImportFailures(), fs.metricLostAndFoundFiles()]),
+        graph('Exports: pending (left) and age, seconds (right)', [metrics.pendingExports({ statistic: 'Maximum' })], [metrics.exportAge()]),
+        graph('Failures and conflicts', [metrics.exportFailures(), metrics.importFailures(), metrics.lostAndFoundFiles()]),
       );
       this.dashboard.addWidgets(
-        graph('Data read and written, bytes', [fs.metricDataReadBytes(), fs.metricDataWriteBytes()]),
-        graph('Client connections (left) and storage, bytes (right)', [fs.metricClientConnections({ statistic: 'Maximum' })], [fs.metricStorageBytes()]),
+        graph('Data read and written, bytes', [metrics.dataReadBytes(), metrics.dataWriteBytes()]),
+        graph('Client connections (left) and storage, bytes (right)', [metrics.clientConnections({ statistic: 'Maximum' })], [metrics.storageBytes()]),
       );
       const functions = props.functions ?? [];
       if (functions.length > 0) {

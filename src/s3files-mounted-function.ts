@@ -6,7 +6,8 @@ import { Construct, IConstruct } from 'constructs';
 import { LambdaMount, LambdaMountOptions } from './mount/lambda';
 import { lambdaAutoSecurityGroup, warningsOf } from './private/compat';
 import { asNestedProp, invalid, setKeys, Shown, spelled } from './private/messages';
-import { DEFAULT_MOUNT_PATH } from './private/mount-pipeline';
+import { DEFAULT_MOUNT_PATH } from './private/mount/mount-pipeline';
+import { requireAccessPoint, requireFileSystem } from './private/mount/shapes';
 import { acknowledge, BASIC_EXECUTION_POLICY, VPC_ACCESS_POLICY } from './private/nag';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
 import { IS3FilesAccessPoint } from './s3files-access-point-contract';
@@ -115,14 +116,16 @@ export class S3FilesMountedFunction extends lambda.Function {
       acknowledge(this, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`,
         'lambda.Function attaches this AWS managed policy to the role it creates so the function can write its own CloudWatch logs. Pass `role` to use your own policies.');
       acknowledge(this, `AwsSolutions-IAM4[${VPC_ACCESS_POLICY}]`,
-        'A mounted function must run in the VPC of the mount targets; Lambda needs the ENI actions of this AWS managed policy (ec2:CreateNetworkInterface etc. only work on Resource "*"). Pass `role` to use your own policies.');
+        'A mounted function must run in the VPC of the mount targets; Lambda needs the ENI actions of this AWS managed policy (ec2:CreateNetworkInterface etc. only work on '
+          + 'Resource "*"). Pass `role` to use your own policies.');
     }
     // The library's warnings about what it made for this function sit on those siblings, where
     // Annotations.of(fn).acknowledgeWarning() would not reach them: they move to the function.
     for (const [made, prefix] of plan.created) moveWarnings(made, this, prefix);
     if (plan.createdVpc) {
       acknowledge(plan.createdVpc, 'AwsSolutions-VPC7',
-        'Convenience VPC with isolated subnets only (no internet route): it carries NFS to the mount targets and S3 gateway traffic. Pass your own `vpc` with flow logs where traffic must be audited.');
+        'Convenience VPC with isolated subnets only (no internet route): it carries NFS to the mount targets and S3 gateway traffic. Pass your own `vpc` with flow logs where '
+          + 'traffic must be audited.');
     }
   }
 }
@@ -131,6 +134,11 @@ export class S3FilesMountedFunction extends lambda.Function {
 function isAccessPoint(x: unknown): x is IS3FilesAccessPoint {
   const ap = x as Partial<IS3FilesAccessPoint> | undefined;
   return typeof ap?.accessPointArn === 'string' && typeof ap.fileSystem === 'object';
+}
+
+/** Whether `x` looks like an S3 bucket. */
+function isBucket(x: unknown): boolean {
+  return typeof (x as Partial<s3.IBucket>).bucketArn === 'string' && typeof (x as Partial<s3.IBucket>).bucketName === 'string';
 }
 
 /** Whether `x` looks like an S3 Files file system (any implementation of the interface). */
@@ -161,28 +169,22 @@ function checkProps(path: string, props: S3FilesMountedFunctionProps): void {
     invalid(path, 'filesystem', new Shown('(a lambda.FileSystem)'), 'S3FilesMountedFunction builds its own S3 Files mount and Lambda allows one mount per function',
       'use `s3FileSystem` or `accessPoint` for S3 Files, or a plain `lambda.Function` for another kind of mount');
   }
-  if (props.s3FileSystem !== undefined && !isFileSystem(props.s3FileSystem)) {
+  if (props.s3FileSystem !== undefined && !isFileSystem(props.s3FileSystem) && isBucket(props.s3FileSystem)) {
     const given: unknown = props.s3FileSystem;
-    const shown = Construct.isConstruct(given) ? given.node.path : new Shown(`(${typeof given})`);
-    if (typeof (given as Partial<s3.IBucket>).bucketArn === 'string' && typeof (given as Partial<s3.IBucket>).bucketName === 'string') {
-      invalid(path, 's3FileSystem', shown, 'it is an S3 bucket, not an S3 Files file system',
-        'pass the bucket as `bucket` (the function then gets a file system over it), or an `S3FilesFileSystem` as `s3FileSystem`');
-    }
-    invalid(path, 's3FileSystem', shown, 'it is not an S3 Files file system',
-      'pass an `S3FilesFileSystem`, or one imported with `S3FilesFileSystem.fromFileSystemAttributes()`');
+    invalid(path, 's3FileSystem', Construct.isConstruct(given) ? given.node.path : new Shown(`(${typeof given})`), 'it is an S3 bucket, not an S3 Files file system',
+      'pass the bucket as `bucket` (the function then gets a file system over it), or an `S3FilesFileSystem` as `s3FileSystem`');
   }
-  if (props.accessPoint !== undefined && !isAccessPoint(props.accessPoint)) {
-    const given: unknown = props.accessPoint;
-    invalid(path, 'accessPoint', Construct.isConstruct(given) ? given.node.path : new Shown(`(${typeof given})`), 'it is not an S3 Files access point',
-      'pass an `S3FilesAccessPoint`, or one imported with `S3FilesAccessPoint.fromAccessPointAttributes()`');
-  }
+  // Any other value (an aws-efs file system or access point from Python, say) is named for what it is.
+  if (props.s3FileSystem !== undefined) requireFileSystem(props.s3FileSystem, path, 's3FileSystem');
+  if (props.accessPoint !== undefined) requireAccessPoint(props.accessPoint, path, 'accessPoint');
   if (props.accessPoint && props.accessPointOptions) {
     invalid(path, 'accessPointOptions', setKeys(props.accessPointOptions), 'it configures a new access point, but `accessPoint` shares an existing one',
       'drop `accessPointOptions` (set the options on the shared access point) or drop `accessPoint`');
   }
   if (props.accessPoint && props.s3FileSystem && props.accessPoint.fileSystem !== props.s3FileSystem) {
-    invalid(path, 'accessPoint', props.accessPoint.node.path, `it belongs to file system ${props.accessPoint.fileSystem.node.path}, not to \`s3FileSystem\` ${props.s3FileSystem.node.path}`,
-      'pass an access point of `s3FileSystem`, or omit `s3FileSystem`');
+    invalid(path, 'accessPoint', props.accessPoint.node.path, `it belongs to file system ${props.accessPoint.fileSystem.node.path}, not to \`s3FileSystem\` `
+      + `${props.s3FileSystem.node.path}`,
+    'pass an access point of `s3FileSystem`, or omit `s3FileSystem`');
   }
   if (props.bucket && props.s3FileSystemOptions?.bucket) {
     invalid(path, 'bucket', [props.bucket.node.path, props.s3FileSystemOptions.bucket.node.path], 'both `bucket` and `s3FileSystemOptions.bucket` are set',

@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
-import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem } from '../src';
+import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem, S3FilesFileSystemMetrics } from '../src';
 import { allowsDeletingFileSystem } from './lifecycle/cfn';
 import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
@@ -760,13 +760,13 @@ describe('S3FilesFileSystem: metric helpers', () => {
   test('client metrics of an imported file system without its bucket: a clear error', () => {
     const stack = newStack();
     const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
-    expect(() => imported.metricClientBucketReachable()).toThrow(/TestStack\/Theirs: invalid bucket undefined: the efs-utils client metric S3BucketReachable is published by bucket name.*Fix: give `bucket` to `S3FilesFileSystem\.fromFileSystemAttributes\(\)`/);
+    expect(() => S3FilesFileSystemMetrics.fromFileSystem(imported).clientBucketReachable()).toThrow(/TestStack\/Theirs: invalid bucket undefined: the efs-utils client metric S3BucketReachable is published by bucket name.*Fix: give `bucket` to `S3FilesFileSystem\.fromFileSystemAttributes\(\)`/);
   });
 
   test('an imported file system has them too, on its id', () => {
     const stack = newStack();
     const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
-    expect(stack.resolve(imported.metricExportFailures().dimensions)).toEqual({ FileSystemId: 'fs-0123456789abcdef0' });
+    expect(stack.resolve(S3FilesFileSystemMetrics.fromFileSystem(imported).exportFailures().dimensions)).toEqual({ FileSystemId: 'fs-0123456789abcdef0' });
   });
 });
 

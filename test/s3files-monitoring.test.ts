@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../src';
 import { FN, isolatedVpc, newStack, resourcesOfType } from './util/template';
@@ -107,6 +108,12 @@ describe('S3FilesMonitoring: a file system of another kind', () => {
     const stack = newStack();
     const efsFileSystem = new efs.FileSystem(stack, 'Efs', { vpc: isolatedVpc(stack) });
     expect(() => new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: efsFileSystem as any }))
-      .toThrow(/TestStack\/Monitoring: invalid fileSystem "TestStack\/Efs": it is not an S3 Files file system: it has no metricExportFailures\(\).*Fix: pass an S3FilesFileSystem/);
+      .toThrow(/TestStack\/Monitoring: invalid fileSystem "TestStack\/Efs": it is an Amazon EFS file system \(AWS::EFS::FileSystem\), not an S3 Files file system\. Fix: pass an `S3FilesFileSystem`/);
+  });
+
+  test('a bucket is named as a bucket', () => {
+    const stack = newStack();
+    expect(() => new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: new s3.Bucket(stack, 'Data') as any }))
+      .toThrow(/TestStack\/Monitoring: invalid fileSystem "TestStack\/Data": it is an S3 bucket, not an S3 Files file system/);
   });
 });

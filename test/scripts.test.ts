@@ -53,7 +53,7 @@ describe('scripts/bundle-if-stale.sh (cdk.json\'s build step)', () => {
     };
     fs.mkdirSync(path.join(dir, 'scripts'));
     fs.copyFileSync(path.join(root, 'scripts/bundle-if-stale.sh'), path.join(dir, 'scripts/bundle-if-stale.sh'));
-    for (const f of ['lambda/a/index.ts', 'integ/handlers/b.ts', 'src/private/custom-resource-contract.ts', 'node_modules/.package-lock.json',
+    for (const f of ['lambda/a/index.ts', 'integ/handlers/b.ts', 'src/private/provider/custom-resource-contract.ts', 'node_modules/.package-lock.json',
       '.projen/tasks.json', 'tsconfig.json', 'test/tsconfig.json']) touch(f, 600);
     for (const f of ['assets/lambda/a/index.js', 'assets/integ/b/index.js']) touch(f, 300);
     const run = () => {

@@ -1,14 +1,16 @@
-import { Stack } from 'aws-cdk-lib';
+import { Resource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
-import { Construct, IDependable } from 'constructs';
+import { Construct, DependencyGroup, IDependable } from 'constructs';
 import {
-  EcsMount, IS3FilesFileSystem, LambdaMount, S3FilesAccessPoint, S3FilesAccessPointBase, S3FilesFileSystemBase,
+  EcsMount, IS3FilesFileSystem, LambdaMount, S3FilesAccessPoint, S3FilesAccessPointBase, S3FilesAccessPointGrants, S3FilesFileSystemBase,
+  S3FilesFileSystemGrants, S3FilesFileSystemMetrics, S3FilesMountedFunction,
 } from '../src';
 import { byPrefix, FN, isolatedVpc, newStack, only } from './util/template';
 
@@ -128,5 +130,63 @@ describe('a user\'s own access point class', () => {
     expect(files.bucket).toBeDefined();
     expect(files.connections.securityGroups).toHaveLength(1);
     expect(Stack.of(files)).toBe(stack);
+  });
+});
+
+/** The smallest implementation of the interface, without the base class: only what a mount reads. */
+class Minimal extends Resource implements IS3FilesFileSystem {
+  public readonly fileSystemId = 'fs-0123456789abcdef0';
+  public readonly fileSystemArn = 'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0';
+  public readonly mountTargetsAvailable: IDependable = new DependencyGroup();
+  public readonly connections: ec2.Connections;
+  constructor(scope: Construct, id: string, vpc: ec2.IVpc) {
+    super(scope, id);
+    this.connections = new ec2.Connections({ securityGroups: [new ec2.SecurityGroup(this, 'MountTargets', { vpc })] });
+  }
+}
+
+describe('an implementation of the interface alone (no base class) gets grants and metrics from the helper classes', () => {
+  test('S3FilesFileSystemGrants, S3FilesAccessPointGrants and S3FilesFileSystemMetrics take it', () => {
+    const { stack, vpc } = setup();
+    const fs = new Minimal(stack, 'Mine', vpc);
+    const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
+    S3FilesFileSystemGrants.fromFileSystem(fs).read(role);
+    const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem: fs, accessPointId: 'fsap-0123456789abcdef0' });
+    S3FilesAccessPointGrants.fromAccessPoint(ap).mount(role, { grantDirectReads: false });
+    expect(stack.resolve(S3FilesFileSystemMetrics.fromFileSystem(fs).pendingExports().dimensions)).toEqual({ FileSystemId: 'fs-0123456789abcdef0' });
+    const [, policy] = byPrefix(Template.fromStack(stack), 'AWS::IAM::Policy', 'WorkerDefaultPolicy');
+    const actions = policy.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => [s.Action].flat());
+    expect(actions).toEqual(expect.arrayContaining(['s3files:ClientMount', 's3files:GetAccessPoint', 's3files:ListMountTargets']));
+  });
+});
+
+describe('every public entry refuses what is not an S3 Files file system or access point, naming what it is (Python passes anything)', () => {
+  const efsSetup = () => {
+    const { stack, vpc, files } = setup();
+    const efsFs = new efs.FileSystem(stack, 'Efs', { vpc });
+    const efsAp = efsFs.addAccessPoint('EfsAp');
+    const fn = new lambda.Function(stack, 'Fn', { ...FN, vpc });
+    return { stack, vpc, files, efsFs, efsAp, fn };
+  };
+  const EFS_FS = /it is an Amazon EFS file system \(AWS::EFS::FileSystem\), not an S3 Files file system\. Fix: pass an `S3FilesFileSystem`/;
+  const EFS_AP = /it is an Amazon EFS access point \(AWS::EFS::AccessPoint\), not an S3 Files access point\. Fix: pass an `S3FilesAccessPoint`/;
+
+  test.each<[string, (s: ReturnType<typeof efsSetup>) => unknown, RegExp]>([
+    ['new S3FilesAccessPoint({ fileSystem: <efs.FileSystem> })', (s) => new S3FilesAccessPoint(s.stack, 'Ap', { fileSystem: s.efsFs as any, path: '/a' }), EFS_FS],
+    ['S3FilesAccessPoint.fromAccessPointAttributes({ fileSystem: <efs.FileSystem> })',
+      (s) => S3FilesAccessPoint.fromAccessPointAttributes(s.stack, 'Ap', { fileSystem: s.efsFs as any, accessPointId: 'fsap-0123456789abcdef0' }), EFS_FS],
+    ['LambdaMount.onFunction(fn, <efs.AccessPoint>)', (s) => LambdaMount.onFunction(s.fn, s.efsAp as any), EFS_AP],
+    ['EcsMount.onTaskDefinition(task, <efs.AccessPoint>)', (s) => EcsMount.onTaskDefinition(new ecs.FargateTaskDefinition(s.stack, 'Task'), s.efsAp as any), EFS_AP],
+    ['new S3FilesMountedFunction({ s3FileSystem: <efs.FileSystem> })', (s) => new S3FilesMountedFunction(s.stack, 'L3', { ...FN, s3FileSystem: s.efsFs as any }), EFS_FS],
+    ['new S3FilesMountedFunction({ accessPoint: <efs.AccessPoint> })', (s) => new S3FilesMountedFunction(s.stack, 'L3', { ...FN, accessPoint: s.efsAp as any }), EFS_AP],
+    ['S3FilesFileSystemGrants.fromFileSystem(<efs.FileSystem>)', (s) => S3FilesFileSystemGrants.fromFileSystem(s.efsFs as any), EFS_FS],
+    ['an imported EFS file system, told by its ARN', (s) => new S3FilesAccessPoint(s.stack, 'Ap', {
+      fileSystem: efs.FileSystem.fromFileSystemAttributes(s.stack, 'Theirs', { fileSystemId: 'fs-0123abcd', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(s.stack, 'Sg', 'sg-1') }) as any,
+      path: '/a',
+    }), /it is an Amazon EFS resource \(its ARN is an elasticfilesystem one\), not an S3 Files file system/],
+    ['LambdaMount.onFunction(fn, <an S3 Files file system>)', (s) => LambdaMount.onFunction(s.fn, s.files as any),
+      /it is an S3 Files file system, and clients mount through an access point of it\. Fix: pass an access point of it/],
+  ])('%s', (_what, act, message) => {
+    expect(() => act(efsSetup())).toThrow(message);
   });
 });

@@ -3,7 +3,7 @@ import { paginateListFileSystems, S3FilesClient } from '@aws-sdk/client-s3files'
 import { PropertyReader, show } from './properties';
 import { IsCompleteDeps, IsCompleteResult, Poll, ResourceError, ResourceHandler, WaitLogger } from './resource-handler';
 import { describeError, httpStatusOf, isTransient } from './sdk-errors';
-import { BUCKET_CLEANER_RESOURCE_TYPE, FOREIGN_FILE_SYSTEM_GRACE_SECONDS, GUARD_TOTAL_SECONDS } from '../../src/private/custom-resource-contract';
+import { BUCKET_CLEANER_RESOURCE_TYPE, FOREIGN_FILE_SYSTEM_GRACE_SECONDS, GUARD_TOTAL_SECONDS } from '../../src/private/provider/custom-resource-contract';
 
 /**
  * `Custom::S3FilesBucketCleaner`: belongs to a bucket the construct created, not to a file system.

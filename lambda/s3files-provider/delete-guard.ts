@@ -8,8 +8,8 @@ import { describeError, isNotFound, isTransient } from './sdk-errors';
 import { readFileSystemId } from './waiter';
 import {
   DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
-} from '../../src/private/custom-resource-contract';
-export { RETAINED_FILE_SYSTEMS_ENV } from '../../src/private/custom-resource-contract';
+} from '../../src/private/provider/custom-resource-contract';
+export { RETAINED_FILE_SYSTEMS_ENV } from '../../src/private/provider/custom-resource-contract';
 
 /**
  * `Custom::S3FilesDeleteGuard`: sits between a file system and everything that uses it (mount

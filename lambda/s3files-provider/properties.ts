@@ -4,7 +4,7 @@
  * Provider framework's tests (and older templates) may pass JS numbers and booleans too.
  */
 import { ResourceError } from './resource-error';
-import { CUSTOM_RESOURCE_MAX_SECONDS } from '../../src/private/custom-resource-contract';
+import { CUSTOM_RESOURCE_MAX_SECONDS } from '../../src/private/provider/custom-resource-contract';
 
 /** A property value as error messages quote it. */
 export function show(value: unknown): string {

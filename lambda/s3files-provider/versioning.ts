@@ -1,7 +1,7 @@
 import { GetBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
 import { ResourceError } from './resource-error';
 import { describeError, isNotFound } from './sdk-errors';
-import { WAITER_RESOURCE_TYPE } from '../../src/private/custom-resource-contract';
+import { WAITER_RESOURCE_TYPE } from '../../src/private/provider/custom-resource-contract';
 
 /**
  * S3 Files needs a versioned bucket. An imported bucket's versioning is invisible at synth, so

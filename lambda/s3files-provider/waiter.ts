@@ -11,7 +11,7 @@ import { describeError, isNotFound, isTransient } from './sdk-errors';
 import { verifyBucketVersioning } from './versioning';
 import {
   CUSTOM_RESOURCE_MAX_SECONDS, DEFAULT_AVAILABILITY_TIMEOUT_SECONDS, WAITER_RESOURCE_TYPE,
-} from '../../src/private/custom-resource-contract';
+} from '../../src/private/provider/custom-resource-contract';
 
 /**
  * `Custom::S3FilesMountTargetsAvailable`: Create/Update wait until the file system's mount targets

@@ -2,8 +2,9 @@ import { Stack, Token } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { S3FilesMountOptions } from './options';
 import { invalid } from '../private/messages';
-import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount-pipeline';
-import { joinSecurityGroup } from '../private/network';
+import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
+import { joinSecurityGroup } from '../private/mount/network';
+import { requireAccessPoint } from '../private/mount/shapes';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 
 /** The runtime's schema for a mount path. */
@@ -39,6 +40,7 @@ export class AgentCoreMount {
    * @param options where and how to mount
    */
   public static onRuntime(runtime: agentcore.Runtime, accessPoint: IS3FilesAccessPoint, options: AgentCoreMountOptions = {}): void {
+    requireAccessPoint(accessPoint, runtime, 'accessPoint');
     const cfn = runtime.node.defaultChild as agentcore.CfnRuntime;
     const mountPath = options.mountPath ?? DEFAULT_MOUNT_PATH;
     if (typeof mountPath !== 'string' || (!Token.isUnresolved(mountPath) && !AGENTCORE_MOUNT_PATH.test(mountPath))) {
@@ -57,7 +59,8 @@ export class AgentCoreMount {
     const taken = existing.map((c) => (c.s3FilesAccessPoint as agentcore.CfnRuntime.S3FilesAccessPointConfigurationProperty | undefined)?.mountPath
       ?? (c.efsAccessPoint as agentcore.CfnRuntime.EfsAccessPointConfigurationProperty | undefined)?.mountPath);
     if (existing.length >= MAX_RUNTIME_FILE_SYSTEMS) {
-      invalid(runtime, 'filesystemConfigurations', taken, `the runtime already mounts ${existing.length} file systems, the most AgentCore allows`, 'mount fewer file systems on this runtime');
+      invalid(runtime, 'filesystemConfigurations', taken, `the runtime already mounts ${existing.length} file systems, the most AgentCore allows`, 'mount fewer file systems on '
+        + 'this runtime');
     }
     if (taken.includes(mountPath)) {
       invalid(runtime, 'mountPath', mountPath, 'the runtime already mounts a file system there', 'give each mount its own `mountPath`');
@@ -73,11 +76,15 @@ export class AgentCoreMount {
         'NetworkConfiguration.NetworkModeConfig.SecurityGroups', { max: MAX_RUNTIME_SECURITY_GROUPS, service: 'AgentCore' }, 'the runtime', group),
       launcher: cfn,
       subnetIds: network.networkModeConfig?.subnets,
-      unknownAzWarning: `The availability zones of the runtime's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${accessPoint.fileSystem.node.path}.`,
+      unknownAzWarning: 'The availability zones of the runtime\'s subnets are only known at deploy time, so the library cannot check that each has a mount target of '
+        + `${accessPoint.fileSystem.node.path}.`,
       efsUtils: false,
       readOnlyFlag: false,
       directReads: options.grantDirectReads ?? true,
       sameAccountOnly: '"the agent runtime must be in the same AWS account and VPC" as the file system (AgentCore developer guide)',
     }, options);
   }
+
+  // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
+  private constructor() {}
 }

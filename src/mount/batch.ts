@@ -3,10 +3,11 @@ import * as batch from 'aws-cdk-lib/aws-batch';
 import { S3FilesMountOptions } from './options';
 import { appendJobDefinitionVolumes } from '../private/compat';
 import { stateOf } from '../private/construct-state';
-import { addMountPoint, checkSameVolume, ContainerMountPoint, S3FilesVolume, volumeConfig, volumeName } from '../private/container-volumes';
 import { invalid } from '../private/messages';
-import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount-pipeline';
-import { joinSecurityGroup } from '../private/network';
+import { addMountPoint, checkSameVolume, ContainerMountPoint, S3FilesVolume, volumeConfig, volumeName } from '../private/mount/container-volumes';
+import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
+import { joinSecurityGroup } from '../private/mount/network';
+import { requireAccessPoint } from '../private/mount/shapes';
 import { validateContainerPath } from '../private/validation';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 
@@ -66,6 +67,7 @@ export class BatchMount {
    * @returns the volume name
    */
   public static onJobDefinition(jobDefinition: batch.EcsJobDefinition, accessPoint: IS3FilesAccessPoint, options: BatchMountOptions = {}): string {
+    requireAccessPoint(accessPoint, jobDefinition, 'accessPoint');
     const container = jobDefinition.container;
     if (!(container instanceof batch.EcsFargateContainerDefinition)) {
       invalid(jobDefinition, 'container', container.node.path, 'S3 Files volumes are mounted in Batch jobs on Fargate',
@@ -120,7 +122,8 @@ export class BatchMount {
           'ComputeResources.SecurityGroupIds', { max: MAX_COMPUTE_SECURITY_GROUPS, service: 'Batch' }, 'the compute environment', group),
         launcher: ce,
         subnetIds: resources?.subnets,
-        unknownAzWarning: `The availability zones of the compute environment's subnets are only known at deploy time, so the library cannot check that each has a mount target of ${accessPoint.fileSystem.node.path}.`,
+        unknownAzWarning: 'The availability zones of the compute environment\'s subnets are only known at deploy time, so the library cannot check that each has a mount target '
+          + `of ${accessPoint.fileSystem.node.path}.`,
         efsUtils: true,
         readOnlyFlag: true,
         directReads: false,
@@ -128,4 +131,7 @@ export class BatchMount {
     }
     return name;
   }
+
+  // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
+  private constructor() {}
 }

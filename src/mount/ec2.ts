@@ -6,9 +6,10 @@ import { IConstruct } from 'constructs';
 import { S3FilesMountOptions } from './options';
 import { autoScalingGroupUserData, launchTemplateConnections } from '../private/compat';
 import { stateOf } from '../private/construct-state';
-import { mountCommand, MOUNT_FUNCTION } from '../private/ec2-user-data';
 import { invalid, Shown, warn } from '../private/messages';
-import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount-pipeline';
+import { mountCommand, MOUNT_FUNCTION } from '../private/mount/ec2-user-data';
+import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
+import { requireAccessPoint } from '../private/mount/shapes';
 import { inUnit, validateContainerPath } from '../private/validation';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 
@@ -71,6 +72,7 @@ export class Ec2Mount {
    * @param options where and how to mount
    */
   public static onInstance(instance: ec2.Instance, accessPoint: IS3FilesAccessPoint, options: Ec2MountOptions = {}): void {
+    requireAccessPoint(accessPoint, instance, 'accessPoint');
     if (instance.osType !== ec2.OperatingSystemType.LINUX) notLinux(instance);
     const cfn = instance.instance;
     mountOnEc2({
@@ -93,6 +95,7 @@ export class Ec2Mount {
    * @param options where and how to mount
    */
   public static onAutoScalingGroup(group: autoscaling.AutoScalingGroup, accessPoint: IS3FilesAccessPoint, options: Ec2MountOptions = {}): void {
+    requireAccessPoint(accessPoint, group, 'accessPoint');
     if (group.osType !== ec2.OperatingSystemType.LINUX) notLinux(group);
     const userData = autoScalingGroupUserData(group);
     if (!userData) {
@@ -102,7 +105,8 @@ export class Ec2Mount {
     const cfn = group.node.defaultChild as autoscaling.CfnAutoScalingGroup;
     if (!cfn.cfnOptions.updatePolicy?.autoScalingRollingUpdate && !cfn.cfnOptions.updatePolicy?.autoScalingReplacingUpdate) {
       warn(group, 'asgNoUpdatePolicy',
-        `${group.node.path} has no update policy, so a later change of the mount (access point, path, \`readOnly\`, file system) reaches only new instances; running ones keep the old mount, `
+        `${group.node.path} has no update policy, so a later change of the mount (access point, path, \`readOnly\`, file system) reaches only new instances; running ones keep `
+          + 'the old mount, '
         + 'which the role may no longer be allowed. Give the group `updatePolicy`: `autoscaling.UpdatePolicy.rollingUpdate()` (or `autoscaling.UpdatePolicy.replacingUpdate()`).');
     }
     mountOnEc2({
@@ -125,6 +129,7 @@ export class Ec2Mount {
    * @param options where and how to mount
    */
   public static onLaunchTemplate(template: ec2.LaunchTemplate, accessPoint: IS3FilesAccessPoint, options: Ec2MountOptions = {}): void {
+    requireAccessPoint(accessPoint, template, 'accessPoint');
     if (!template.userData) {
       invalid(template, 'userData', undefined, 'the launch template has no user data to add the mount to',
         'create the launch template with `userData`: `ec2.UserData.forLinux()`');
@@ -148,6 +153,9 @@ export class Ec2Mount {
       subnetIds: undefined,
     }, accessPoint, options);
   }
+
+  // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
+  private constructor() {}
 }
 
 function notLinux(scope: IConstruct): never {
@@ -171,7 +179,8 @@ function userDataBytes(scope: IConstruct, userData: ec2.UserData): number {
 /** The user data must be a bash script (the per-boot script reads its s3files_mount lines back). */
 function checkUserData(scope: IConstruct, userData: ec2.UserData): void {
   if (userData instanceof ec2.MultipartUserData || userData.render().startsWith('Content-Type: multipart')) {
-    invalid(scope, 'userData', new Shown('ec2.MultipartUserData'), 'the boot script installs a per-boot script that reads the user data back from the instance metadata service on every boot '
+    invalid(scope, 'userData', new Shown('ec2.MultipartUserData'), 'the boot script installs a per-boot script that reads the user data back from the instance metadata service '
+      + 'on every boot '
       + 'and runs its s3files_mount lines as a shell script; in a MIME multipart body they are base64-encoded inside a part, where it would not find them, '
       + 'so a later change of the mount would never reach a running instance',
     'use `ec2.UserData.forLinux()` and put the commands of the other parts into it (`userData.addCommands()`; a cloud-config part as the shell commands that do the same)');
@@ -189,7 +198,8 @@ function checkUserData(scope: IConstruct, userData: ec2.UserData): void {
 function checkNotNested(
   scope: IConstruct, what: string, mounted: Map<string, { readonly accessPoint: string }>, pathKey: string, mountPath: string,
 ): void {
-  const problem = 'a mount point inside another mount is a directory of the outer access point, which cannot be made immutable, so while nothing is mounted there writes land in the outer access point';
+  const problem = 'a mount point inside another mount is a directory of the outer access point, which cannot be made immutable, so while nothing is mounted there writes land in '
+    + 'the outer access point';
   const fix = 'give each mount a directory of its own, none inside another (e.g. "/mnt/data" and "/mnt/logs")';
   const norm = (p: string) => p.replace(/\/+/g, '/');
   const inside = (inner: string, outer: string) => norm(inner).startsWith(`${norm(outer)}/`);
@@ -225,8 +235,9 @@ function mountOnEc2(target: Ec2Target, accessPoint: IS3FilesAccessPoint, options
   const pathKey = Token.isUnresolved(mountPath) ? mountPath : mountPath.replace(/(.)\/+$/, '$1');
   const taken = mounted.get(pathKey);
   if (taken && taken.accessPoint !== accessPoint.node.path) {
-    invalid(scope, 'mountPath', mountPath, `the user data of ${target.what} already mounts ${taken.accessPoint} there (the boot script would mount one and leave the other in /etc/fstab)`,
-      'give each access point its own `mountPath`');
+    invalid(scope, 'mountPath', mountPath, `the user data of ${target.what} already mounts ${taken.accessPoint} there (the boot script would mount one and leave the other in `
+      + '/etc/fstab)',
+    'give each access point its own `mountPath`');
   }
   if (taken && taken.readOnly !== readOnly) {
     invalid(scope, 'readOnly', readOnly, `the user data of ${target.what} already mounts this access point at ${mountPath} ${taken.readOnly ? 'read-only' : 'read-write'}`,
@@ -243,7 +254,8 @@ function mountOnEc2(target: Ec2Target, accessPoint: IS3FilesAccessPoint, options
         validate: () => {
           const bytes = userDataBytes(scope, userData);
           return bytes <= MAX_USER_DATA_BYTES ? [] : [`${scope.node.path}: invalid userData: with the S3 Files mount it is about ${bytes} bytes, and EC2 accepts at most `
-            + `${MAX_USER_DATA_BYTES} (16 KB, before base64). Fix: move the rest of the user data into a script the instance downloads (from S3, or an SSM document) and keep only the call in the user data.`];
+            + `${MAX_USER_DATA_BYTES} (16 KB, before base64). Fix: move the rest of the user data into a script the instance downloads (from S3, or an SSM document) and keep `
+              + 'only the call in the user data.'];
         },
       });
     }
@@ -271,7 +283,8 @@ function mountOnEc2(target: Ec2Target, accessPoint: IS3FilesAccessPoint, options
     // mount attempt can succeed; the retry loop covers what remains (DNS, the role's propagation).
     launcher: target.launcher,
     subnetIds: target.subnetIds,
-    unknownAzWarning: `The availability zones ${target.what} launch into are not known at synth time, so the library cannot check that each has a mount target of ${accessPoint.fileSystem.node.path}. `
+    unknownAzWarning: `The availability zones ${target.what} launch into are not known at synth time, so the library cannot check that each has a mount target of `
+      + `${accessPoint.fileSystem.node.path}. `
       + 'An instance in an AZ without one cannot mount (the boot script gives up after its `mountTimeout`).',
     efsUtils: true,
     readOnlyFlag: true,

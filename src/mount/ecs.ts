@@ -3,10 +3,11 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { S3FilesMountOptions } from './options';
 import { patchTaskDefinitionVolumes } from '../private/compat';
 import { stateOf } from '../private/construct-state';
-import { addMountPoint, checkSameVolume, S3FilesVolume, volumeConfig, volumeName } from '../private/container-volumes';
 import { invalid, warn } from '../private/messages';
-import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount-pipeline';
-import { joinSecurityGroup } from '../private/network';
+import { addMountPoint, checkSameVolume, S3FilesVolume, volumeConfig, volumeName } from '../private/mount/container-volumes';
+import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
+import { joinSecurityGroup } from '../private/mount/network';
+import { requireAccessPoint } from '../private/mount/shapes';
 import { validateContainerPath } from '../private/validation';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 
@@ -61,14 +62,17 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onTaskDefinition(taskDefinition: ecs.TaskDefinition, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    requireAccessPoint(accessPoint, taskDefinition, 'accessPoint');
     if (!taskDefinition.isFargateCompatible && !taskDefinition.isManagedInstancesCompatible) {
       invalid(taskDefinition, 'compatibility', ecs.Compatibility[taskDefinition.compatibility],
         'ECS mounts S3 Files volumes only in tasks on Fargate or ECS Managed Instances; with the EC2 launch type the task fails at launch',
-        'use a `FargateTaskDefinition`, or compatibility FARGATE or MANAGED_INSTANCES; on EC2 container instances mount on the instances (`Ec2Mount.onAutoScalingGroup()`) and use a bind mount');
+        'use a `FargateTaskDefinition`, or compatibility FARGATE or MANAGED_INSTANCES; on EC2 container instances mount on the instances (`Ec2Mount.onAutoScalingGroup()`) and '
+          + 'use a bind mount');
     }
     if (taskDefinition.isEc2Compatible) {
       warn(taskDefinition, 'ecsEc2LaunchType',
-        `${taskDefinition.node.path} is also EC2-compatible, but its S3 Files volume works only when the task runs on Fargate or ECS Managed Instances: launched with the EC2 launch type it fails.`);
+        `${taskDefinition.node.path} is also EC2-compatible, but its S3 Files volume works only when the task runs on Fargate or ECS Managed Instances: launched with the EC2 `
+          + 'launch type it fails.');
     }
     const cfn = taskDefinition.node.defaultChild as ecs.CfnTaskDefinition;
     const containerPath = options.containerPath ?? DEFAULT_MOUNT_PATH;
@@ -140,11 +144,15 @@ export class EcsMount {
         'NetworkConfiguration.AwsvpcConfiguration.SecurityGroups', { max: MAX_TASK_SECURITY_GROUPS, service: 'ECS' }, 'the service', group),
       launcher: service,
       subnetIds: awsvpc.subnets,
-      unknownAzWarning: `The availability zones of the service's subnets are only known at deploy time, so the library cannot check that every one has a mount target of ${accessPoint.fileSystem.node.path}. A task placed in an AZ without one fails to start.`,
+      unknownAzWarning: 'The availability zones of the service\'s subnets are only known at deploy time, so the library cannot check that every one has a mount target of '
+        + `${accessPoint.fileSystem.node.path}. A task placed in an AZ without one fails to start.`,
       efsUtils: true,
       readOnlyFlag: true,
       directReads: false,
     }, options);
     return name;
   }
+
+  // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
+  private constructor() {}
 }

@@ -6,14 +6,15 @@ import { Construct, IConstruct } from 'constructs';
 import { S3FilesMountOptions } from './options';
 import { clusterSecurityGroup } from '../private/compat';
 import { findState, stateOf } from '../private/construct-state';
+import { checkSameRegion } from '../private/environment';
+import { invalid } from '../private/messages';
 import {
   ADDON, associate, checkClusterVpc, checkDriverVersion, checkName, checkProvisionedPath, DNS_LABEL, DNS_SUBDOMAIN, Driver, DRIVER,
   driverOf, duplicateAddonErrors, fargateNamespaceErrors, grantDynamicProvisioning, NODE_SA, nodeSubnetIds, PLACEHOLDER_CAPACITY,
   podIdentityAgent, podIdentityRole, refuseNoClusterSecurityGroup, regionOf, STATE, topologyErrors,
-} from '../private/eks-driver';
-import { checkSameRegion } from '../private/environment';
-import { invalid } from '../private/messages';
-import { mountAccessPoint } from '../private/mount-pipeline';
+} from '../private/mount/eks-driver';
+import { mountAccessPoint } from '../private/mount/mount-pipeline';
+import { requireAccessPoint, requireFileSystem } from '../private/mount/shapes';
 import { validatePermissions, validatePosixId } from '../private/validation';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 import type { IS3FilesFileSystem } from '../s3files-file-system-contract';
@@ -201,8 +202,9 @@ export class EksMount {
     }
     const { addonVersion, existingDriverVersion } = options;
     if ((addonVersion === undefined) === (existingDriverVersion === undefined)) {
-      invalid(cluster, 'addonVersion', addonVersion, 'give either the add-on version to install (`addonVersion`) or the version of the driver the cluster already runs (`existingDriverVersion`)',
-        'pass `addonVersion` such as "v3.0.0-eksbuild.1" (`aws eks describe-addon-versions --addon-name aws-efs-csi-driver` lists them), or `existingDriverVersion`');
+      invalid(cluster, 'addonVersion', addonVersion, 'give either the add-on version to install (`addonVersion`) or the version of the driver the cluster already runs '
+        + '(`existingDriverVersion`)',
+      'pass `addonVersion` such as "v3.0.0-eksbuild.1" (`aws eks describe-addon-versions --addon-name aws-efs-csi-driver` lists them), or `existingDriverVersion`');
     }
     if (addonVersion !== undefined) checkDriverVersion(cluster, 'addonVersion', addonVersion, /^v(\d+)\.(\d+)\.(\d+)-eksbuild\.\d+$/, '"v3.0.0-eksbuild.1"');
     if (existingDriverVersion !== undefined) checkDriverVersion(cluster, 'existingDriverVersion', existingDriverVersion, /^v?(\d+)\.(\d+)\.(\d+)(?:-eksbuild\.\d+)?$/, '"3.4.1"');
@@ -247,6 +249,7 @@ export class EksMount {
    * @returns the claim, the volume and their manifest
    */
   public static onCluster(cluster: eks.ICluster, accessPoint: IS3FilesAccessPoint, options: EksVolumeOptions): EksVolume {
+    requireAccessPoint(accessPoint, cluster, 'accessPoint');
     const driver = driverOf(cluster);
     const fs = accessPoint.fileSystem;
     const namespace = options.namespace ?? 'default';
@@ -254,7 +257,8 @@ export class EksMount {
     checkName(cluster, 'claimName', options.claimName, DNS_LABEL, 63, '"data"');
     const key = `${namespace}/${options.claimName}`;
     if (driver.volumes.has(key)) {
-      invalid(cluster, 'claimName', options.claimName, `the cluster already has an S3 Files claim of that name in namespace ${namespace}`, 'give each volume its own `claimName` (or `namespace`)');
+      invalid(cluster, 'claimName', options.claimName, `the cluster already has an S3 Files claim of that name in namespace ${namespace}`, 'give each volume its own `claimName` '
+        + '(or `namespace`)');
     }
     driver.volumes.add(key);
     checkClusterVpc(cluster, fs);
@@ -311,12 +315,14 @@ export class EksMount {
       connectable: driver.nodes ?? refuseNoClusterSecurityGroup(cluster),
       launcher: manifest,
       subnetIds: nodeSubnetIds(cluster),
-      unknownAzWarning: `The availability zones of ${cluster.node.path}'s nodes are not known at synth time (no managed node group of this app), so the library cannot check that each has a mount target of ${fs.node.path}. `
+      unknownAzWarning: `The availability zones of ${cluster.node.path}'s nodes are not known at synth time (no managed node group of this app), so the library cannot check `
+        + `that each has a mount target of ${fs.node.path}. `
         + 'A pod on a node in an AZ without one cannot mount.',
       efsUtils: true,
       readOnlyFlag: true,
       directReads: options.grantDirectReads ?? true,
-      sharedRoleFix: 'The driver\'s node role mounts every S3 Files volume of the cluster: keep read-write volumes and storage classes of this access point (and of its file system) off this cluster, '
+      sharedRoleFix: 'The driver\'s node role mounts every S3 Files volume of the cluster: keep read-write volumes and storage classes of this access point (and of its file '
+        + 'system) off this cluster, '
         + 'or mount the read-only data through an access point of its own.',
     }, options);
     return { claimName, namespace, persistentVolumeName, manifest };
@@ -337,11 +343,13 @@ export class EksMount {
    * @returns the StorageClass and its manifest
    */
   public static addStorageClass(cluster: eks.ICluster, fileSystem: IS3FilesFileSystem, options: EksStorageClassOptions): EksStorageClass {
+    requireFileSystem(fileSystem, cluster, 'fileSystem');
     const driver = driverOf(cluster);
     const name = options.storageClassName;
     checkName(cluster, 'storageClassName', name, DNS_SUBDOMAIN, 253, '"s3files"');
     if (driver.storageClasses.has(name)) {
-      invalid(cluster, 'storageClassName', name, 'the cluster already has an S3 Files StorageClass of that name (StorageClasses are cluster-wide)', 'give each storage class its own `storageClassName`');
+      invalid(cluster, 'storageClassName', name, 'the cluster already has an S3 Files StorageClass of that name (StorageClasses are cluster-wide)', 'give each storage class its '
+        + 'own `storageClassName`');
     }
     driver.storageClasses.add(name);
     checkSameRegion(driver.scope, fileSystem.node.path, regionOf(fileSystem), 'clients mount a file system only from a VPC in its region', 'mount it');
@@ -361,7 +369,8 @@ export class EksMount {
     }
     if ((options.gidRangeStart === undefined) !== (options.gidRangeEnd === undefined)) {
       invalid(cluster, options.gidRangeStart === undefined ? 'gidRangeEnd' : 'gidRangeStart', options.gidRangeStart ?? options.gidRangeEnd,
-        'the driver takes a custom group id range only with both ends ("If you specify one, the other becomes mandatory")', 'give both `gidRangeStart` and `gidRangeEnd`, or neither');
+        'the driver takes a custom group id range only with both ends ("If you specify one, the other becomes mandatory")', 'give both `gidRangeStart` and `gidRangeEnd`, or '
+          + 'neither');
     }
     if (options.subPathPattern !== undefined) parameters.subPathPattern = options.subPathPattern;
     const storageClass = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: DRIVER, parameters };
@@ -376,9 +385,13 @@ export class EksMount {
       driver.fileSystems.set(fileSystem.node.path, directReads);
       grantDynamicProvisioning(cluster, driver, fileSystem, directReads);
     } else if (granted !== directReads) {
-      invalid(cluster, 'grantDirectReads', directReads, `another storage class of ${fileSystem.node.path} on this cluster has \`grantDirectReads\` ${granted}, and one node role (the driver's) mounts the volumes of both`,
-        'give every storage class of one file system on one cluster the same `grantDirectReads`');
+      invalid(cluster, 'grantDirectReads', directReads, `another storage class of ${fileSystem.node.path} on this cluster has \`grantDirectReads\` ${granted}, and one node role `
+        + '(the driver\'s) mounts the volumes of both',
+      'give every storage class of one file system on one cluster the same `grantDirectReads`');
     }
     return { storageClassName: name, manifest };
   }
+
+  // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
+  private constructor() {}
 }

@@ -3,8 +3,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { S3FilesClientOptions } from './options';
 import { directS3ReadOf } from '../private/compat';
 import { invalid, warn, warnUnresolved } from '../private/messages';
-import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount-pipeline';
-import { joinSecurityGroup } from '../private/network';
+import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
+import { joinSecurityGroup } from '../private/mount/network';
+import { requireAccessPoint } from '../private/mount/shapes';
 import { validateMountPath } from '../private/validation';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 
@@ -53,6 +54,7 @@ export class LambdaMount {
    * @param options where and how to mount
    */
   public static onFunction(fn: lambda.Function, accessPoint: IS3FilesAccessPoint, options: LambdaMountOptions = {}): void {
+    requireAccessPoint(accessPoint, fn, 'accessPoint');
     const cfn = fn.node.defaultChild;
     if (!(cfn instanceof lambda.CfnFunction)) {
       invalid(fn, 'function', fn.node.path, 'it has no AWS::Lambda::Function resource of its own (an imported function cannot be changed)',
@@ -87,7 +89,8 @@ export class LambdaMount {
       // Only the L1: the role and security group need not wait (nothing they hold names the waiter).
       launcher: cfn,
       subnetIds,
-      unknownAzWarning: `The availability zones of the function's subnets are only known at deploy time (subnets imported by id), so the library cannot check that every one has a mount target of ${accessPoint.fileSystem.node.path} in its AZ. A missing one fails the deployment.`,
+      unknownAzWarning: 'The availability zones of the function\'s subnets are only known at deploy time (subnets imported by id), so the library cannot check that every one has '
+        + `a mount target of ${accessPoint.fileSystem.node.path} in its AZ. A missing one fails the deployment.`,
       efsUtils: false,
       readOnlyFlag: false,
       directReads: directRead.mode !== 'DISABLED' && (options.directS3Read === undefined || directRead.wantsGrant || directRead.mode === 'AUTO'),
@@ -97,15 +100,20 @@ export class LambdaMount {
           : 'the grant `directS3Read` asks for',
         without: 'pass `directS3Read`: `lambda.DirectS3Read.enabledWithoutGrant()` (and grant the reads yourself) or `lambda.DirectS3Read.disabled()`',
       },
-      sameAccountOnly: 'Lambda mounts only "an Amazon S3 file system and mount targets in available state in the same account and AWS Region as your Lambda function" (Lambda developer guide)',
+      sameAccountOnly: 'Lambda mounts only "an Amazon S3 file system and mount targets in available state in the same account and AWS Region as your Lambda function" (Lambda '
+        + 'developer guide)',
     }, options);
 
     // Only for an explicit AUTO: by default, small functions simply read through the file system.
     const memory = cfn.memorySize ?? 128;
     if (options.directS3Read !== undefined && directRead.mode === 'AUTO' && !Token.isUnresolved(memory) && memory < AUTO_DIRECT_READ_MIN_MEMORY_MB) {
       warn(fn, 'autoDirectReadLowMemory',
-        `\`memorySize\` is ${memory} MB and \`directS3Read\` is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through the mount. `
+        `\`memorySize\` is ${memory} MB and \`directS3Read\` is AUTO: Lambda turns direct S3 reads on only from ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB, so all reads go through `
+          + 'the mount. '
         + `Use at least ${AUTO_DIRECT_READ_MIN_MEMORY_MB} MB or \`lambda.DirectS3Read.enabled()\`.`);
     }
   }
+
+  // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
+  private constructor() {}
 }

@@ -12,7 +12,8 @@ import { IConstruct } from 'constructs';
 /** Every warning id (acknowledge with `Annotations.of(scope).acknowledgeWarning('cdk-s3files-lambda:<id>')`), and when it appears. The README's table is generated from this. */
 export const WARNINGS = {
   accessPointFileSystemUnchecked: 'An access point imported by ARN on a file system whose id is only known at deploy time: the library cannot check they belong together.',
-  accessPointInAnotherStack: 'An access point is mounted from another top-level stack than its own: its ARN is an export, which CloudFormation refuses to change or remove while in use.',
+  accessPointInAnotherStack: 'An access point is mounted from another top-level stack than its own: its ARN is an export, which CloudFormation refuses to change or remove while '
+    + 'in use.',
   asgNoUpdatePolicy: 'An Auto Scaling group without an update policy mounts: a changed mount reaches only new instances.',
   autoDirectReadLowMemory: 'An explicit `lambda.DirectS3Read.auto()` on a function below 512 MB: Lambda turns direct reads on only from 512 MB.',
   azCoverageUnknown: 'A client\'s subnets (and so its AZs) are only known at deploy time: the mount-target-per-AZ check cannot run.',
@@ -23,7 +24,8 @@ export const WARNINGS = {
   ecsEc2LaunchType: 'A task definition compatible with the EC2 launch type mounts S3 Files, which works only on Fargate and ECS Managed Instances.',
   fileSystemAccountUnchecked: 'A file system whose ARN names an account, used from an environment-agnostic stack: the library cannot check the accounts match.',
   fileSystemRegionUnchecked: 'A file system whose ARN names a region, used from an environment-agnostic stack: the library cannot check the regions match.',
-  grantNotApplied: 'A principal whose policies this app cannot change (an imported or immutable role) was not granted what a mount or grant needs; the warning lists the statements to attach.',
+  grantNotApplied: 'A principal whose policies this app cannot change (an imported or immutable role) was not granted what a mount or grant needs; the warning lists the '
+    + 'statements to attach.',
   posixUserRoot: 'An access point whose POSIX user is uid 0: every client of it acts as root.',
   readOnlySharedRole: 'A read-only mount whose role another mount or grant lets write through the same access point.',
   readOnlyWithRootAccess: '`readOnly` and `rootAccess` together: root access without write only widens what can be read.',

@@ -1,7 +1,7 @@
 import { Duration, Size, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
 import { invalid, Shown, warnUnresolved } from './messages';
+import { CUSTOM_RESOURCE_MAX_SECONDS, WAITER_SERVICE_MARGIN_SECONDS } from './provider/custom-resource-contract';
 
 /** Largest POSIX id S3 Files accepts (2^32 - 1). */
 export const MAX_POSIX_ID = 4294967295;
@@ -155,8 +155,9 @@ export function validateAvailabilityTimeout(scope: IConstruct, timeout: Duration
   const seconds = inUnit(scope, 'availabilityTimeout', () => timeout.toSeconds({ integral: false }), 'seconds', 'Duration.seconds(n)');
   if (Token.isUnresolved(seconds)) return seconds;
   if (seconds < 60 || seconds > MAX_AVAILABILITY_TIMEOUT_SECONDS) {
-    invalid(scope, 'availabilityTimeout', timeout, 'it must be between 1 and 55 minutes: CloudFormation gives a custom resource at most one hour, and the waiter needs a few minutes of it to report',
-      'use e.g. `Duration.minutes(20)` (mount targets took 3-5 minutes in two third-party write-ups)');
+    invalid(scope, 'availabilityTimeout', timeout, 'it must be between 1 and 55 minutes: CloudFormation gives a custom resource at most one hour, and the waiter needs a few '
+      + 'minutes of it to report',
+    'use e.g. `Duration.minutes(20)` (mount targets took 3-5 minutes in two third-party write-ups)');
   }
   return Math.ceil(seconds);
 }

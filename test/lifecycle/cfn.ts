@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App } from 'aws-cdk-lib';
-import { estimatePolicyCharacters } from '../../src/private/policy-size';
+import { estimatePolicyCharacters } from '../../src/private/file-system/policy-size';
 
 /**
  * What CloudFormation does between two templates, modelled from the outside: which resources it

@@ -9,7 +9,7 @@ import {
   Template,
 } from './cfn';
 import { LambdaMount, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions } from '../../src';
-import { MAX_ROLE_INLINE_POLICY_CHARS } from '../../src/private/waiter-provider';
+import { MAX_ROLE_INLINE_POLICY_CHARS } from '../../src/private/provider/waiter-provider';
 
 // Month three: changes a team makes to several file systems at once, and removal-policy switches
 // deployed together with replacements, walked through CloudFormation's update and cleanup phases

@@ -22,7 +22,7 @@ function withRuntime(vpcMode = true) {
   return { stack, fileSystem, accessPoint, runtime };
 }
 
-describe('mountOnAgentCoreRuntime', () => {
+describe('AgentCoreMount.onRuntime', () => {
   test('adds the S3 Files access point to FilesystemConfigurations, grants the execution role, joins the client group, waits', () => {
     // GIVEN
     const { stack, accessPoint, runtime } = withRuntime();

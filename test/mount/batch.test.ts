@@ -25,7 +25,7 @@ function withAccessPoint(stack: Stack = newStack()) {
   return { stack, vpc, fileSystem, accessPoint: fileSystem.addAccessPoint('Data', { path: '/data' }) };
 }
 
-describe('mountOnJobDefinition', () => {
+describe('BatchMount.onJobDefinition', () => {
   test('the job definition gets the S3 Files volume and mount point next to its own, and waits for the waiter', () => {
     // GIVEN a Fargate job that already has a host volume
     const { stack, accessPoint } = withAccessPoint();

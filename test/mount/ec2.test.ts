@@ -9,7 +9,7 @@ import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Ec2Mount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
-import { mountCommand, MOUNT_FUNCTION, MIN_EFS_UTILS_VERSION, PER_BOOT_SCRIPT } from '../../src/private/ec2-user-data';
+import { mountCommand, MOUNT_FUNCTION, MIN_EFS_UTILS_VERSION, PER_BOOT_SCRIPT } from '../../src/private/mount/ec2-user-data';
 import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/template';
 import { venvBin } from '../validators/templates';
 
@@ -41,7 +41,7 @@ function renderedUserData(t: Template, type = 'AWS::EC2::Instance', at: (p: any)
   return join[1].map((part: any) => (typeof part === 'string' ? part : `<${JSON.stringify(part)}>`)).join(join[0]);
 }
 
-describe('mountOnInstance: the template', () => {
+describe('Ec2Mount.onInstance: the template', () => {
   test('user data defines the mount function once and calls it per access point with the ids and path', () => {
     // GIVEN
     const { stack, vpc, fileSystem, accessPoint } = withAccessPoint();
@@ -183,7 +183,7 @@ describe('mountOnInstance: the template', () => {
   });
 });
 
-describe('mountOnInstance: refusals', () => {
+describe('Ec2Mount.onInstance: refusals', () => {
   test.each<[string, (s: Stack, vpc: ec2.IVpc, ap: S3FilesAccessPoint) => void, RegExp]>([
     ['a Windows instance', (s, vpc, ap) => Ec2Mount.onInstance(instanceIn(s, vpc, 'Win', { machineImage: ec2.MachineImage.latestWindows(ec2.WindowsVersion.WINDOWS_SERVER_2022_ENGLISH_FULL_BASE) }), ap),
       /TestStack\/Win: invalid machineImage "Windows": the S3 Files mount helper \(amazon-efs-utils\) runs on Linux only/],

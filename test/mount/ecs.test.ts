@@ -32,7 +32,7 @@ function roleStatements(t: Template, rolePrefix: string): any[] {
     .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
 }
 
-describe('mountOnService: a Fargate service in another stack mounts the storage stack\'s access point', () => {
+describe('EcsMount.onService: a Fargate service in another stack mounts the storage stack\'s access point', () => {
   test('the task definition gets the S3 Files volume and the mount point', () => {
     // GIVEN / WHEN
     const { compute, accessPoint, service } = storageAndCompute();
@@ -113,7 +113,7 @@ describe('mountOnService: a Fargate service in another stack mounts the storage 
   });
 });
 
-describe('mountOnTaskDefinition', () => {
+describe('EcsMount.onTaskDefinition', () => {
   test('readOnly: ClientMount only and a read-only mount point; the same access point twice is one volume', () => {
     // GIVEN
     const { compute, accessPoint, taskDefinition } = storageAndCompute();

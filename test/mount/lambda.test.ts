@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { LambdaMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { LambdaMount, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemGrants } from '../../src';
 import { isolatedVpc, newStack, warnings } from '../util/template';
 
 const ENTRY = path.join(__dirname, '..', 'fixtures', 'user-handler.ts');
@@ -30,7 +30,7 @@ function statements(t: Template, fnId: string): any[] {
     .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
 }
 
-describe('mountOnFunction: a user\'s own function gets everything the L3 gets', () => {
+describe('LambdaMount.onFunction: a user\'s own function gets everything the L3 gets', () => {
   test('a NodejsFunction in a compute stack mounts an access point of a storage stack with one call', () => {
     // GIVEN storage (file system + access point) in one stack and the user's NodejsFunction in another
     const app = new App();
@@ -171,7 +171,7 @@ describe('mountOnFunction: a user\'s own function gets everything the L3 gets', 
   });
 });
 
-describe('mountOnFunction and imports: clear errors', () => {
+describe('LambdaMount.onFunction and imports: clear errors', () => {
   function owned() {
     const stack = newStack();
     const vpc = isolatedVpc(stack);
@@ -241,7 +241,7 @@ describe('mountOnFunction and imports: clear errors', () => {
     const stack = newStack();
     const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemId: 'fs-0123456789abcdef0' });
     const role = new iam.Role(stack, 'Reader', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
-    fileSystem.grantRead(role);
+    S3FilesFileSystemGrants.fromFileSystem(fileSystem).read(role);
     const t = Template.fromStack(stack);
     t.hasResourceProperties('AWS::IAM::Policy', { PolicyDocument: { Statement: [Match.objectLike({ Action: 's3files:ClientMount' })] } });
     expect(Object.values(t.findResources('AWS::IAM::Role'))[0].Properties.Tags).toBeUndefined();

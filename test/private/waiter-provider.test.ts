@@ -3,8 +3,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { WAITER_RESOURCE_TYPE } from '../../src/private/custom-resource-contract';
-import { GUARD_EVENTS_ACTIONS, HANDLER_READ_ACTIONS, S3FilesWaiterProvider } from '../../src/private/waiter-provider';
+import { WAITER_RESOURCE_TYPE } from '../../src/private/provider/custom-resource-contract';
+import { GUARD_EVENTS_ACTIONS, HANDLER_READ_ACTIONS, S3FilesWaiterProvider } from '../../src/private/provider/waiter-provider';
 import { byPrefix, newStack, resourcesOfType } from '../util/template';
 
 describe('S3FilesWaiterProvider', () => {

@@ -206,7 +206,7 @@ const REJECTED: Record<string, Rejected> = {
     prop: /invalid acceptBucketWarning "false": it must be a boolean/,
     fix: /pass true to create the file system despite a bucket warning, or omit it/,
   },
-  // mountOnFunction and the imports: a user's own function, another team's file system
+  // LambdaMount.onFunction and the imports: a user's own function, another team's file system
   'mounting on a function without a VPC': {
     build: (s) => LambdaMount.onFunction(new lambda.Function(s, 'NoVpc', FN), fileSystem(s).addAccessPoint('Ap', { path: '/lambda' })),
     prop: /invalid vpc "none": a function mounts S3 Files only from inside the VPC of the mount targets/,

@@ -2,12 +2,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { ACCOUNT, CfnResolver, fileSystemArn, Templates } from './cfn-resolve';
-import { Ec2Mount, S3FilesFileSystem } from '../../src';
+import { Ec2Mount, S3FilesAccessPoint, S3FilesAccessPointGrants, S3FilesFileSystem } from '../../src';
 import { synthExample } from '../util/synth-example';
 import { synthesizeTemplates } from '../validators/templates';
 
@@ -164,7 +164,7 @@ const EXPECTED: Array<{ readonly stack: string; readonly role: RegExp; readonly 
   { stack: 'ImportedBucket', role: /^Reader/, write: false, root: false, what: 'L3 on an imported bucket, read-only' },
   { stack: 'FullSurface', role: /./, write: true, root: false, what: 'L3 with every property' },
   { stack: 'MultiStackCompute', role: /^Reader/, write: false, root: false, what: 'L3 in a sibling stack, shared access point, read-only' },
-  { stack: 'MultiStackCompute', role: /^(Writer|Own|UsersOwn)/, write: true, root: false, what: 'L3 and mountOnFunction in a sibling stack' },
+  { stack: 'MultiStackCompute', role: /^(Writer|Own|UsersOwn)/, write: true, root: false, what: 'L3 and LambdaMount.onFunction in a sibling stack' },
   { stack: 'MultiStackStorageWorkers', role: /^Worker/, write: true, root: false, what: 'L3 in a nested stack' },
   { stack: 'OtherCompute', role: /^ReaderTaskRole/, write: false, root: false, what: 'ECS service, read-only' },
   { stack: 'OtherCompute', role: /^JobRole/, write: true, root: false, what: 'Batch job' },
@@ -451,5 +451,94 @@ describe('EKS: the driver\'s roles, by the same evaluator (the Kubernetes stack 
     expect(await ask('s3files:ListFileSystems', '*')).toBe('Allowed');
     expect(await ask('s3files:ListAccessPoints', '*')).toBe('Allowed');
     expect(await ask('s3files:DeleteFileSystem', fsArn)).toBe('ImplicitlyDenied');
+  });
+});
+
+describe('grants in any spelling IAM reads, and across accounts (issue 37, items 8 and 9)', () => {
+  const OTHER = '222222222222';
+  const otherRole = `arn:aws:iam::${OTHER}:role/worker`;
+
+  /** A storage stack in ACCOUNT with one file system and two access points; `grant` adds grants to it. */
+  function app(grant: (s: { stack: Stack; team: S3FilesAccessPoint; files: S3FilesFileSystem }) => void) {
+    const a = new App();
+    const stack = new Stack(a, 'Storage', { env: { account: ACCOUNT, region: 'us-east-1' } });
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'i', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const files = new S3FilesFileSystem(stack, 'Files', { vpc });
+    const team = files.addAccessPoint('Team', { path: '/team' });
+    files.addAccessPoint('Other', { path: '/other' });
+    grant({ stack, team, files });
+    const r = new CfnResolver(loadTemplates(a.synth().directory));
+    const resources = r.template('Storage').Resources;
+    const [policy] = Object.values<Json>(resources).filter((x) => x.Type === 'AWS::S3Files::FileSystemPolicy');
+    const teamId = Object.keys(resources).find((k) => k.startsWith('FilesTeam') && resources[k].Type === 'AWS::S3Files::AccessPoint')!;
+    return {
+      warnings: Annotations.fromStack(stack).findWarning('*', Match.anyValue()).map((w) => JSON.stringify(w.entry.data)),
+      fsPolicy: r.resolve('Storage', policy.Properties.Policy),
+      fsArn: fileSystemArn(r.resolve('Storage', policy.Properties.FileSystemId)),
+      team: r.resolve('Storage', { 'Fn::GetAtt': [teamId, 'AccessPointArn'] }) as string,
+    };
+  }
+
+  test('another account\'s role granted through an access point: the file-system policy allows it there, and only there', async () => {
+    // GIVEN the owner grants another account's role read-write through one access point
+    const { fsPolicy, fsArn, team } = app(({ stack, team: ap }) => {
+      ap.grantReadWrite(iam.Role.fromRoleArn(stack, 'Theirs', otherRole));
+    });
+    // AND that account gives its role the same client actions (the identity side, theirs to write)
+    const identity = [{
+      Version: '2012-10-17',
+      Statement: [{
+        Effect: 'Allow',
+        Action: ['s3files:ClientMount', 's3files:ClientWrite'],
+        Resource: fsArn,
+        Condition: { ArnEquals: { 's3files:AccessPointArn': team } },
+      }],
+    }];
+    const ask = (action: string, accessPointArn?: string) =>
+      decide({ identity, resourcePolicy: fsPolicy, principal: otherRole, action, fileSystemArn: fsArn, accessPointArn });
+    // THEN it mounts and writes through that access point (without the file-system policy's Allow: ImplicitlyDenied)
+    expect(await ask('s3files:ClientMount', team)).toBe('Allowed');
+    expect(await ask('s3files:ClientWrite', team)).toBe('Allowed');
+    // AND not through another access point, not the root, not as root
+    expect(await ask('s3files:ClientMount', `${fsArn}/access-point/fsap-0ther0000000000aa`)).not.toBe('Allowed');
+    expect(await ask('s3files:ClientMount')).toBe('ExplicitlyDenied');
+    expect(await ask('s3files:ClientRootAccess', team)).not.toBe('Allowed');
+    // AND a role of this account is not named in the file-system policy (one Allow in either policy suffices)
+    const mine = (stack: Stack) => new iam.Role(stack, 'Mine', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
+    const same = app(({ stack, team: ap }) => ap.grantReadWrite(mine(stack)));
+    expect(list(same.fsPolicy.Statement).filter((s: Json) => s.Effect === 'Allow')).toEqual([]);
+  });
+
+  test('an AccountPrincipal of another account: its Allow is in the file-system policy, with the access-point condition', async () => {
+    const { fsPolicy, team } = app(({ team: ap }) => ap.grantRead(new iam.AccountPrincipal(OTHER)));
+    const allows = list(fsPolicy.Statement).filter((s: Json) => s.Effect === 'Allow');
+    expect(allows).toEqual([expect.objectContaining({
+      Principal: { AWS: `arn:aws:iam::${OTHER}:root` }, Action: 's3files:ClientMount', Condition: { ArnEquals: { 's3files:AccessPointArn': team } },
+    })]);
+  });
+
+  test.each(['s3files:clientwrite', 's3files:*Write', 's3files:C*'])('accessPoint.grant(role, %s) counts as a write: a read-only mount of that role is warned about', (action) => {
+    const { warnings } = app(({ stack, team: ap, files }) => {
+      const role = new iam.Role(stack, 'Shared', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });
+      ap.grant(role, action);
+      const host = new ec2.Instance(stack, 'Host', {
+        vpc: files.vpc!,
+        vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+        role,
+        instanceType: ec2.InstanceType.of(ec2.InstanceClass.T4G, ec2.InstanceSize.MICRO),
+        machineImage: ec2.MachineImage.latestAmazonLinux2023({ cpuType: ec2.AmazonLinuxCpuType.ARM_64 }),
+      });
+      Ec2Mount.onInstance(host, ap, { readOnly: true });
+    });
+    expect(warnings.join('\n')).toContain('readOnlySharedRole');
+  });
+
+  test('grantMount() on another account\'s access point warns as grantReadWrite() does', () => {
+    const stack = new Stack(new App(), 'Client', { env: { account: ACCOUNT, region: 'us-east-1' } });
+    const theirs = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Theirs', { fileSystemArn: `arn:aws:s3files:us-east-1:${OTHER}:file-system/fs-0123456789abcdef0` });
+    const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem: theirs, accessPointId: 'fsap-0123456789abcdef0' });
+    S3FilesAccessPointGrants.fromAccessPoint(ap).mount(new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }), { grantDirectReads: false });
+    const found = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('crossAccountFileSystem'));
+    expect(found).toHaveLength(1);
   });
 });

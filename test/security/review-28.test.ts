@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { EcsMount, LambdaMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../src';
+import { EcsMount, LambdaMount, S3FilesAccessPoint, S3FilesAccessPointGrants, S3FilesFileSystem, S3FilesFileSystemGrants } from '../../src';
 import { FN } from '../util/template';
 
 // Findings of the adversarial review of issue 28, each held by a test.
@@ -20,7 +20,7 @@ describe('grants on another account\'s file system warn like mounts do', () => {
   test('fileSystem.grantReadWrite(role) gives the statement the owner\'s file-system policy needs', () => {
     const stack = new Stack(new App(), 'Client', { env: ENV });
     const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
-    theirs(stack).grantReadWrite(role);
+    S3FilesFileSystemGrants.fromFileSystem(theirs(stack)).readWrite(role);
     const [warning] = warningsOf(stack).filter((w) => w.includes('crossAccountFileSystem'));
     expect(warning).toMatch(/Client\/Theirs is in account 222222222222 \(its ARN\) and the role Client\/Worker in 111111111111: mounting fails unless the owner's file-system policy allows this role/);
     expect(warning).toMatch(/"Action":\["s3files:ClientMount","s3files:ClientWrite"\]/);
@@ -29,11 +29,11 @@ describe('grants on another account\'s file system warn like mounts do', () => {
   test('accessPoint.grantRead(role) names the access point in the statement; the same account warns nothing', () => {
     const stack = new Stack(new App(), 'Client', { env: ENV });
     const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
-    S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem: theirs(stack), accessPointId: 'fsap-0123456789abcdef0' }).grantRead(role);
+    S3FilesAccessPointGrants.fromAccessPoint(S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem: theirs(stack), accessPointId: 'fsap-0123456789abcdef0' })).read(role);
     expect(warningsOf(stack).filter((w) => w.includes('crossAccountFileSystem'))[0]).toMatch(/"s3files:AccessPointArn":"arn:aws:s3files:us-east-1:222222222222:file-system\/fs-0123456789abcdef0\/access-point\/fsap-0123456789abcdef0"/);
     const own = new Stack(new App(), 'Own', { env: ENV });
     const mine = S3FilesFileSystem.fromFileSystemAttributes(own, 'Mine', { fileSystemArn: 'arn:aws:s3files:us-east-1:111111111111:file-system/fs-0123456789abcdef0' });
-    mine.grantReadWrite(new iam.Role(own, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }));
+    S3FilesFileSystemGrants.fromFileSystem(mine).readWrite(new iam.Role(own, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }));
     expect(warningsOf(own).filter((w) => /crossAccountFileSystem|fileSystemAccountUnchecked/.test(w))).toEqual([]);
   });
 });

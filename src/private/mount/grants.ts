@@ -1,15 +1,16 @@
 import { createHash } from 'crypto';
-import { ArnFormat, Stack, Token } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Token, TokenComparison } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
 import { EFS_UTILS_LOG_ACTIONS, EFS_UTILS_LOG_GROUP, EFS_UTILS_METRIC_NAMESPACES } from './client-metrics';
-import { isImmutablePrincipal } from './compat';
-import { kmsKeyGrant, kmsKeyWildcard } from './kms';
-import { warn } from './messages';
-import { acknowledge, findingResource } from './nag';
+import { isImmutablePrincipal } from '../compat';
+import { kmsKeyGrant, kmsKeyWildcard } from '../kms';
+import { invalid, warn } from '../messages';
+import { acknowledge, findingResource } from '../nag';
 import type { ScopedActions } from './s3files-actions';
+import type { IS3FilesFileSystem } from '../../s3files-file-system-contract';
 
 /** A statement a grant makes: actions on resources, with conditions. */
 export type ScopedStatement = ScopedActions;
@@ -22,18 +23,39 @@ export type ScopedStatement = ScopedActions;
  */
 export function grantScoped(
   scope: IConstruct, grantee: iam.IGrantable, scoped: ScopedStatement[], purpose: string, recorded: ClientGrant, readOnly?: ReadOnlyMount,
+  fileSystem?: unknown,
 ): iam.Grant {
   const immutable = isImmutablePrincipal(grantee.grantPrincipal);
+  const policy = crossAccountPolicy(grantee.grantPrincipal, fileSystem);
   const dropped: iam.PolicyStatement[] = [];
   let combined: iam.Grant | undefined;
   for (const s of scoped) {
     const grant = iam.Grant.addToPrincipal({ grantee, actions: s.actions, resourceArns: s.resources, conditions: s.conditions });
     if (!grant.success || immutable) dropped.push(new iam.PolicyStatement({ actions: s.actions, resources: s.resources, conditions: s.conditions }));
     combined = combined ? combined.combine(grant) : grant;
+    // Another account's principal mounts only when the file-system policy allows it too (as
+    // iam.Grant.addToPrincipalOrResource does, but with the statement's conditions: the access point).
+    if (policy && s.actions.some((a) => a.startsWith('s3files:Client'))) {
+      const { actions, resources, conditions } = s;
+      policy.addToResourcePolicy(new iam.PolicyStatement({ principals: [grantee.grantPrincipal], actions, resources, conditions }));
+    }
   }
   warnNotGranted(scope, grantee.grantPrincipal, dropped, purpose);
   recordClientGrant(grantee, recorded, readOnly);
   return combined!;
+}
+
+/**
+ * The file system's policy, when the file system is this app's (it takes `addToResourcePolicy`) and
+ * the principal is provably another account's (both accounts literal). Not when one is a token, as
+ * iam.Grant.addToPrincipalOrResource would: a role of a sibling stack in the policy would make the
+ * storage stack depend on its clients' stack, a cycle.
+ */
+function crossAccountPolicy(principal: iam.IPrincipal, fileSystem: unknown): iam.IResourceWithPolicy | undefined {
+  const owner = fileSystem as Partial<iam.IResourceWithPolicy> | undefined;
+  if (typeof owner?.addToResourcePolicy !== 'function' || !owner.env || principal.principalAccount === undefined) return undefined;
+  const differs = Token.compareStrings(owner.env.account, principal.principalAccount) === TokenComparison.DIFFERENT;
+  return differs ? owner as iam.IResourceWithPolicy : undefined;
 }
 
 function warnNotGranted(scope: IConstruct, principal: iam.IPrincipal, dropped: iam.PolicyStatement[], purpose: string): void {
@@ -53,7 +75,10 @@ export function readable(value: unknown): unknown {
   const v = value as Record<string, any>;
   if (typeof v.Ref === 'string') return `<${v.Ref}>`;
   if (Array.isArray(v['Fn::GetAtt'])) return `<${v['Fn::GetAtt'][0]}.${v['Fn::GetAtt'][1]}>`;
-  if (Array.isArray(v['Fn::Join'])) return (v['Fn::Join'][1] as unknown[]).map((p) => { const r = readable(p); return typeof r === 'string' ? r : JSON.stringify(r); }).join(v['Fn::Join'][0]);
+  if (Array.isArray(v['Fn::Join'])) {
+    const parts = (v['Fn::Join'][1] as unknown[]).map(readable);
+    return parts.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join(v['Fn::Join'][0]);
+  }
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, readable(x)]));
 }
 
@@ -146,9 +171,11 @@ export function acknowledgeClientFindings(scope: IConstruct, grantee: iam.IGrant
   const stack = Stack.of(scope);
   const reasons: Array<[RegExp, string]> = [
     [/^s3:GetObject/, 'Direct S3 reads fetch any file of the file system, i.e. every object under its key prefix (as the S3 user guide\'s compute-role policy grants); read-only.'],
-    [/^kms:Decrypt$/, 'Decrypt only through S3 (kms:ViaService) and only for objects of this bucket (kms:EncryptionContext:aws:s3:arn), under whichever key of the account encrypts them: the S3 user guide\'s statement for S3 Files, read-only.'],
+    [/^kms:Decrypt$/, 'Decrypt only through S3 (kms:ViaService) and only for objects of this bucket (kms:EncryptionContext:aws:s3:arn), under whichever key of the account '
+      + 'encrypts them: the S3 user guide\'s statement for S3 Files, read-only.'],
     [/^logs:/, 'amazon-efs-utils writes its mount log to its own log group /aws/efs/utils, one stream per mount (the :* covers the streams).'],
-    [/^cloudwatch:PutMetricData$/, 'cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace condition limits it to amazon-efs-utils\' two namespaces.'],
+    [/^cloudwatch:PutMetricData$/, 'cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace condition limits it to amazon-efs-utils\' two '
+      + 'namespaces.'],
   ];
   for (const statement of statements) {
     const reason = reasons.find(([re]) => statement.actions.some((a) => re.test(a)))?.[1];
@@ -196,11 +223,11 @@ class ClientGrants extends Construct {
    */
   public static of(principal: IConstruct): ClientGrants {
     const arn = (principal as Partial<iam.IRole>).roleArn;
-    const literal = typeof arn === 'string' && !Token.isUnresolved(arn) ? arn : undefined;
-    const owner = literal ? principal.node.root : principal;
-    const id = literal ? `${ClientGrants.ID}.${createHash('sha256').update(literal).digest('hex').slice(0, 16)}` : ClientGrants.ID;
+    const known = typeof arn === 'string' ? literal(arn) : undefined;
+    const owner = known ? principal.node.root : principal;
+    const id = known ? `${ClientGrants.ID}.${createHash('sha256').update(known).digest('hex').slice(0, 16)}` : ClientGrants.ID;
     const existing = owner.node.tryFindChild(id) as ClientGrants | undefined;
-    return existing?.record ? existing : new ClientGrants(owner as Construct, id, literal ?? principal.node.path);
+    return existing?.record ? existing : new ClientGrants(owner as Construct, id, known ?? principal.node.path);
   }
 
   private readonly grants: ClientGrant[] = [];
@@ -226,7 +253,8 @@ class ClientGrants extends Construct {
         `\`readOnly\` is set, but the role ${role} is also granted s3files:ClientWrite on this file system ${where}, by another mount or grant. `
         + (mount.readOnlyFlag
           ? `${capitalized(mount.what)} mounts read-only, but anything else running with that role can mount read-write. `
-          : `${capitalized(mount.what)} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can write. `)
+          : `${capitalized(mount.what)} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can `
+            + 'write. ')
         + (mount.fix ?? 'Give the read-only client a role of its own.'));
     }
   }
@@ -240,4 +268,50 @@ function capitalized(text: string): string {
 export function recordClientGrant(grantee: iam.IGrantable, grant: ClientGrant, readOnly?: ReadOnlyMount): void {
   const principal = grantee.grantPrincipal;
   if (Construct.isConstruct(principal)) ClientGrants.of(principal).record(grant, readOnly);
+}
+
+/** A literal string, or undefined for a token or nothing. */
+export function literal(value: string | undefined): string | undefined {
+  return value === undefined || Token.isUnresolved(value) ? undefined : value;
+}
+
+/**
+ * A file system of another account (its ARN or its stack says so): Lambda and AgentCore refuse it;
+ * another client mounts only once the owner's file-system policy allows its role, which this app
+ * cannot write (the S3 Files cross-account tutorial: "The mount fails without it"), so the warning
+ * gives the statement. An environment-agnostic client stack cannot be compared: a warning says so.
+ */
+export function checkClientAccount(
+  scope: IConstruct, what: string, grantee: iam.IGrantable, fs: IS3FilesFileSystem, actions: string[],
+  accessPointArn?: string, sameAccountOnly?: string,
+): void {
+  const owner = literal(fs.env?.account);
+  const stack = Stack.of(scope);
+  if (owner === undefined) return;
+  if (Token.isUnresolved(stack.account)) {
+    warn(scope, 'fileSystemAccountUnchecked',
+      `${fs.node.path} is in account ${owner} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that ${what} is deployed in that account. `
+      + (sameAccountOnly
+        ? `${sameAccountOnly}. Give the stack an \`env\` with \`account\` '${owner}'.`
+        : 'From another account it mounts only once the owner\'s file-system policy allows its role (see the README, "Who can mount"). Give the stack an `env` with `account` '
+          + `'${owner}'.`));
+    return;
+  }
+  if (stack.account === owner) return;
+  if (sameAccountOnly) {
+    invalid(scope, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${sameAccountOnly}`,
+      `mount a file system of account ${stack.account}, or deploy ${what} in account ${owner}`);
+  }
+  const principal = grantee.grantPrincipal as Partial<iam.IRole>;
+  const statement = new iam.PolicyStatement({
+    principals: [principal.roleArn ? new iam.ArnPrincipal(principal.roleArn) : grantee.grantPrincipal],
+    actions,
+    resources: [fs.fileSystemArn],
+    conditions: accessPointArn ? { StringEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined,
+  });
+  warn(scope, 'crossAccountFileSystem',
+    `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: mounting fails unless the owner's file-system policy allows this role `
+    + '(S3 Files evaluates it on every mount; this app grants only the identity side). The owner adds this statement to the file system\'s policy '
+    + `(<Id.Attr> stands for that resource's attribute): ${JSON.stringify(readable(stack.resolve(statement.toStatementJson())))}. `
+    + 'Direct reads of the bucket also need the owner\'s bucket policy to allow the role.');
 }

@@ -1,8 +1,8 @@
 import * as crypto from 'crypto';
 import { Stack, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { describe, invalid } from './messages';
-import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
+import type { IS3FilesAccessPoint } from '../../s3files-access-point-contract';
+import { describe, invalid } from '../messages';
 
 // What ECS task definitions and Batch job definitions share: S3 Files volumes by name, and the
 // containers' mount points.
@@ -42,8 +42,9 @@ export function checkSameVolume(
     invalid(scope, 'volumeName', name, `the ${what} already has an S3 Files volume of that name for ${existing.accessPoint}`, 'give each access point its own `volumeName`');
   }
   if (existing && port !== undefined && existing.config.transitEncryptionPort !== port) {
-    invalid(scope, 'transitEncryptionPort', port, `the ${what}'s volume ${name} was already added with \`transitEncryptionPort\` ${describe(existing.config.transitEncryptionPort)}`,
-      'give the same `transitEncryptionPort` every time this access point is mounted on it (or leave it out after the first)');
+    invalid(scope, 'transitEncryptionPort', port, `the ${what}'s volume ${name} was already added with \`transitEncryptionPort\` `
+      + `${describe(existing.config.transitEncryptionPort)}`,
+    'give the same `transitEncryptionPort` every time this access point is mounted on it (or leave it out after the first)');
   }
 }
 
@@ -72,7 +73,8 @@ export function addMountPoint(
       'give each access point (or volume) its own `containerPath`');
   }
   if ((taken.readOnly ?? false) !== mountPoint.readOnly) {
-    invalid(scope, 'readOnly', mountPoint.readOnly, `the container ${container} already mounts the volume ${mountPoint.sourceVolume} at ${mountPoint.containerPath} ${taken.readOnly ? 'read-only' : 'read-write'}`,
-      'mount an access point with the same `readOnly` setting every time, or at another `containerPath`');
+    invalid(scope, 'readOnly', mountPoint.readOnly, `the container ${container} already mounts the volume ${mountPoint.sourceVolume} at ${mountPoint.containerPath} `
+      + `${taken.readOnly ? 'read-only' : 'read-write'}`,
+    'mount an access point with the same `readOnly` setting every time, or at another `containerPath`');
   }
 }

@@ -19,7 +19,7 @@ export class S3FilesProviderIsCompleteFunction extends lambda.Function {
       ...props,
       runtime: new lambda.Runtime('nodejs24.x', lambda.RuntimeFamily.NODEJS),
       handler: 'index.handler',
-      code: lambda.Code.fromAsset(path.join(__dirname, '../../assets/lambda/s3files-provider/is-complete.lambda')),
+      code: lambda.Code.fromAsset(path.join(__dirname, '../../../assets/lambda/s3files-provider/is-complete.lambda')),
     });
     this.addEnvironment('AWS_NODEJS_CONNECTION_REUSE_ENABLED', '1', { removeInEdge: true });
   }

@@ -1,8 +1,8 @@
 import { AspectPriority, Aspects, Aws, CfnDeletionPolicy, CfnResource, Lazy, RemovalPolicy } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
-import { invalid, warn } from './messages';
-import { DELETE_WITH_STACK_TAG } from './waiter-provider';
+import { invalid, warn } from '../messages';
+import { DELETE_WITH_STACK_TAG } from '../provider/waiter-provider';
 
 // Everything the file system's removal policy decides, in one place. The policy counts however it
 // is set (the prop, applyRemovalPolicy, RemovalPolicies.of, an aspect): every decision below reads
@@ -22,7 +22,8 @@ export class FileSystemRemoval {
   constructor(private readonly scope: IConstruct, private readonly fileSystem: CfnResource) {
     scope.node.addValidation({
       validate: () => (this.fileSystem.cfnOptions.deletionPolicy === CfnDeletionPolicy.SNAPSHOT
-        ? [`${scope.node.path}: invalid removal policy SNAPSHOT (set on the file system after construction): S3 Files file systems have no snapshots. Fix: use RemovalPolicy.RETAIN or RemovalPolicy.DESTROY.`]
+        ? [`${scope.node.path}: invalid removal policy SNAPSHOT (set on the file system after construction): S3 Files file systems have no snapshots. Fix: use `
+          + 'RemovalPolicy.RETAIN or RemovalPolicy.DESTROY.']
         : []),
     });
   }

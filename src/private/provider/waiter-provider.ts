@@ -5,10 +5,11 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct, IConstruct } from 'constructs';
 import { CUSTOM_RESOURCE_MAX_SECONDS, RETAINED_FILE_SYSTEMS_ENV, WAITER_SERVICE_MARGIN_SECONDS } from './custom-resource-contract';
-import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from './nag';
-import { estimatePolicyCharacters } from './policy-size';
 import { S3FilesProviderIsCompleteFunction } from './s3files-provider-is-complete-function';
 import { S3FilesProviderOnEventFunction } from './s3files-provider-on-event-function';
+import { estimatePolicyCharacters } from '../file-system/policy-size';
+import { invalid } from '../messages';
+import { acknowledge, BASIC_EXECUTION_POLICY, findingResource } from '../nag';
 
 
 /** IAM: all inline policies of one role together (AWS::IAM::Policy resources attach as inline policies). */
@@ -67,8 +68,15 @@ export class S3FilesWaiterProvider extends Construct {
   public static getOrCreate(scope: IConstruct): S3FilesWaiterProvider {
     const stack = Stack.of(scope);
     const existing = stack.node.tryFindChild(S3FilesWaiterProvider.ID);
-    if (existing instanceof S3FilesWaiterProvider) return existing;
-    return new S3FilesWaiterProvider(stack, S3FilesWaiterProvider.ID);
+    if (existing === undefined) return new S3FilesWaiterProvider(stack, S3FilesWaiterProvider.ID);
+    // By what it does, not instanceof: another copy of the library (a construct library depending on
+    // this one, a monorepo) may have made it, and its class is another class object.
+    const p = existing as Partial<S3FilesWaiterProvider>;
+    if (typeof p.serviceToken === 'string' && typeof p.registerGuardedFileSystem === 'function' && typeof p.grantVerifyBucketVersioning === 'function') {
+      return existing as S3FilesWaiterProvider;
+    }
+    return invalid(stack, 'id', S3FilesWaiterProvider.ID, `the stack's child of that id is a ${existing.constructor.name}, not this library's provider`,
+      'give that construct another id');
   }
 
   /** The provider's service token for `CustomResource`. */
@@ -128,15 +136,16 @@ export class S3FilesWaiterProvider extends Construct {
     acknowledge(this, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`,
       'The waiter handlers and the custom-resource framework functions only need to write their own CloudWatch logs, which is what this AWS managed policy grants.');
     acknowledge(this, 'AwsSolutions-SF1',
-      'The aws-cdk-lib provider state machine only sequences isComplete polls; each poll is logged by the handler. State machine logging would need CloudWatch Logs delivery rights on Resource "*".');
+      'The aws-cdk-lib provider state machine only sequences isComplete polls; each poll is logged by the handler. State machine logging would need CloudWatch Logs delivery '
+        + 'rights on Resource "*".');
     acknowledge(this, 'AwsSolutions-SF2',
       'The aws-cdk-lib provider state machine only sequences isComplete polls; X-Ray tracing would need xray:Put* on Resource "*" and adds nothing to the handler logs.');
-    const invoked = [this.onEventFunction, this.isCompleteFunction, provider.node.tryFindChild('framework-isComplete'), provider.node.tryFindChild('framework-onTimeout')];
+    // The framework's own functions found by type (public API), not by aws-cdk-lib's private child ids.
+    const frameworkFunctions = provider.node.findAll().filter((c): c is lambda.Function => c instanceof lambda.Function);
+    const invoked = [this.onEventFunction, this.isCompleteFunction, ...frameworkFunctions];
     for (const fn of invoked) {
-      if (fn instanceof lambda.Function) {
-        acknowledge(this, `AwsSolutions-IAM5[${findingResource(this, fn.functionArn)}:*]`,
-          'aws-cdk-lib\'s provider framework invokes this one function, including its versions and aliases (the ":*" suffix); no other function is covered.');
-      }
+      acknowledge(this, `AwsSolutions-IAM5[${findingResource(this, fn.functionArn)}:*]`,
+        'aws-cdk-lib\'s provider framework invokes this one function, including its versions and aliases (the ":*" suffix); no other function is covered.');
     }
   }
 
@@ -205,5 +214,6 @@ function acknowledgeHandlerFindings(provider: Construct, policy: iam.Policy): vo
   acknowledge(policy, `AwsSolutions-IAM5[${findingResource(provider, `${fileSystems}/access-point/*`)}]`,
     'Read-only: the waiter checks that each access point is available; their ids exist only after creation.');
   acknowledge(policy, `AwsSolutions-IAM5[${findingResource(provider, eventsRuleArn(stack))}]`,
-    'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s own delete handler holds).');
+    'The service names its EventBridge rules DO-NOT-DELETE-S3-Files* and removes them on the caller\'s behalf when the file system is deleted (the same rights CloudFormation\'s '
+      + 'own delete handler holds).');
 }

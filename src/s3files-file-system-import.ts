@@ -3,11 +3,11 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, DependencyGroup, IDependable } from 'constructs';
-import { invalid } from './messages';
-import { NFS_PORT } from './network';
-import { validatePrefix } from './validation';
-import { S3FilesFileSystemBase } from '../s3files-file-system-base';
-import { S3FilesFileSystemAttributes } from '../s3files-file-system-contract';
+import { invalid } from './private/messages';
+import { NFS_PORT } from './private/mount/network';
+import { validatePrefix } from './private/validation';
+import { S3FilesFileSystemBase } from './s3files-file-system-base';
+import { S3FilesFileSystemAttributes } from './s3files-file-system-contract';
 
 /** The schema's ARN pattern, with the region, account and id split out. */
 const FILE_SYSTEM_ARN = /^arn:aws[-a-z]*:s3files:([a-z0-9-]+):(\d{12}):file-system\/(fs-[0-9a-f]{17,40})$/;
@@ -39,12 +39,14 @@ export class ImportedFileSystem extends S3FilesFileSystemBase {
     // The API and the CloudFormation schemas: 17 to 40 hex digits after fs-.
     if (!Token.isUnresolved(this.fileSystemId) && !/^fs-[0-9a-f]{17,40}$/.test(this.fileSystemId)) {
       invalid(this, attrs.fileSystemId ? 'fileSystemId' : 'fileSystemArn', attrs.fileSystemId ?? attrs.fileSystemArn,
-        'an S3 Files file system id looks like fs-0123456789abcdef0 (fs- and 17 to 40 hex digits)', 'pass the id (or ARN) of the file system as the S3 Files console or CLI shows it');
+        'an S3 Files file system id looks like fs-0123456789abcdef0 (fs- and 17 to 40 hex digits)', 'pass the id (or ARN) of the file system as the S3 Files console or CLI '
+          + 'shows it');
     }
     const fromArn = attrs.fileSystemArn !== undefined && !Token.isUnresolved(attrs.fileSystemArn)
       ? FILE_SYSTEM_ARN.exec(attrs.fileSystemArn)?.[3] : undefined;
     if (fromArn && attrs.fileSystemId !== undefined && !Token.isUnresolved(attrs.fileSystemId) && attrs.fileSystemId !== fromArn) {
-      invalid(this, 'fileSystemId', attrs.fileSystemId, `\`fileSystemArn\` names another file system (${fromArn})`, 'give the id and the ARN of one file system, or only one of them');
+      invalid(this, 'fileSystemId', attrs.fileSystemId, `\`fileSystemArn\` names another file system (${fromArn})`, 'give the id and the ARN of one file system, or only one of '
+        + 'them');
     }
     this.prefix = attrs.prefix ?? '';
     validatePrefix(this, this.prefix);

@@ -1,6 +1,6 @@
 import { Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { invalid, Shown } from './messages';
+import { invalid, Shown } from '../messages';
 
 /** Where an S3 Files action applies, from AWS's service authorization reference. */
 export interface ActionScope {
@@ -75,13 +75,15 @@ function refusal(name: string, scope: ActionScope, target: GrantTarget): string 
  */
 export function scopeActions(scope: IConstruct, actions: string[], target: GrantTarget): ScopedActions[] {
   if (actions.length === 0) {
-    invalid(scope, 'actions', actions, '`grant()` needs at least one action', 'pass actions such as "s3files:ClientMount", or use `grantRead()`, `grantReadWrite()` or `grantRootAccess()`');
+    invalid(scope, 'actions', actions, '`grant()` needs at least one action', 'pass actions such as "s3files:ClientMount", or use `grantRead()`, `grantReadWrite()` or '
+      + '`grantRootAccess()`');
   }
   const names = new Set<string>();
   for (const action of actions) {
     if (typeof action !== 'string' || Token.isUnresolved(action) || !/^s3files:[A-Za-z*]+$/.test(action)) {
       invalid(scope, 'actions', Token.isUnresolved(action) ? new Shown('(a token)') : action,
-        Token.isUnresolved(action) ? 'the resource an action applies to is decided at synth, so it must be a literal' : 'only s3files: actions can be granted on an S3 Files file system',
+        Token.isUnresolved(action) ? 'the resource an action applies to is decided at synth, so it must be a literal' : 'only s3files: actions can be granted on an S3 Files '
+          + 'file system',
         'pass actions such as "s3files:ClientMount" or "s3files:ClientWrite"; grant other services\' actions on their own resources');
     }
     const name = action.slice('s3files:'.length);

@@ -6,24 +6,20 @@ import * as eks from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { CLIENT_READ_WRITE_ACTIONS } from './client-actions';
-import { clusterVpc, fargateProfileSelection } from './compat';
-import { findState } from './construct-state';
-import { acknowledgeClientFindings, clientStatement, directReadStatements, efsUtilsTelemetryStatements, grantScoped, ScopedStatement } from './grants';
-import { describe, invalid, warnUnresolved } from './messages';
-import { checkClientAccount } from './mount-pipeline';
-import { acknowledge, findingResource } from './nag';
+import type { IS3FilesFileSystem } from '../../s3files-file-system-contract';
+import { clusterVpc, fargateProfileSelection } from '../compat';
+import { findState } from '../construct-state';
+import { acknowledgeClientFindings, checkClientAccount, clientStatement, directReadStatements, efsUtilsTelemetryStatements, grantScoped, ScopedStatement } from './grants';
+import { describe, invalid, warnUnresolved } from '../messages';
+import { acknowledge, findingResource } from '../nag';
 import { openNfs } from './network';
 import { scopeActions } from './s3files-actions';
-import { MAX_ACCESS_POINT_PATH_CHARS, MAX_ACCESS_POINT_PATH_COMPONENTS } from './validation';
-import type { IS3FilesFileSystem } from '../s3files-file-system-contract';
+import { MAX_ACCESS_POINT_PATH_CHARS, MAX_ACCESS_POINT_PATH_COMPONENTS } from '../validation';
 
-// The plumbing of src/mount/eks.ts (EksMount): the driver's identities and checks, and the rights
-// of dynamic provisioning.
-
-// EKS: the Amazon EFS CSI driver (3.0.0 or later) mounts S3 file systems as persistent volumes.
-// Sources, quoted in docs/kubernetes.md: the S3 user guide ("Mounting S3 file systems on Amazon
-// EKS"), the EKS user guide ("Use Amazon S3 file system storage with the Amazon EFS CSI driver"),
-// the AWS managed policy AmazonS3FilesCSIDriverPolicy, and kubernetes-sigs/aws-efs-csi-driver.
+// The plumbing of EksMount: the Amazon EFS CSI driver's (3.0.0 or later) identities and checks, and
+// the rights of dynamic provisioning. Sources, quoted in docs/kubernetes.md: the S3 user guide
+// ("Mounting S3 file systems on Amazon EKS"), the EKS user guide, AmazonS3FilesCSIDriverPolicy, and
+// kubernetes-sigs/aws-efs-csi-driver.
 
 /** The CSI driver's name (every S3 Files example's `provisioner` and `csi.driver`). */
 export const DRIVER = 'efs.csi.aws.com';
@@ -85,8 +81,9 @@ export function checkName(scope: IConstruct, prop: string, value: string, format
     invalid(scope, prop, value, 'it becomes part of Kubernetes object names, which the library checks and derives at synth', `use a literal such as ${example}`);
   }
   if (value.length > max || !format.test(value)) {
-    invalid(scope, prop, value, `Kubernetes names are lower-case letters, digits and "-"${format === DNS_SUBDOMAIN ? ' or "."' : ''}, starting and ending with a letter or digit, at most ${max} characters`,
-      `use a name such as ${example}`);
+    invalid(scope, prop, value, `Kubernetes names are lower-case letters, digits and "-"${format === DNS_SUBDOMAIN ? ' or "."' : ''}, starting and ending with a letter or `
+      + `digit, at most ${max} characters`,
+    `use a name such as ${example}`);
   }
 }
 
@@ -113,7 +110,8 @@ export function checkProvisionedPath(scope: IConstruct, basePath: string | undef
     }
     const hidden = value.split('/').find((c) => c.startsWith('.'));
     if (hidden !== undefined) {
-      invalid(scope, prop, value, `component "${hidden}" starts with "." (S3 Files refuses hidden, "." and ".." components in an access point's path)`, 'rename the component so it does not start with "."');
+      invalid(scope, prop, value, `component "${hidden}" starts with "." (S3 Files refuses hidden, "." and ".." components in an access point's path)`, 'rename the component so '
+        + 'it does not start with "."');
     }
     return true;
   };
@@ -137,8 +135,9 @@ export function checkProvisionedPath(scope: IConstruct, basePath: string | undef
   const what = `"${posix.join('/', basePath ?? '', subPathPattern === undefined ? '<PV name>' : `${subPathPattern}-<id>`)}"`;
   const prop = basePath !== undefined ? 'basePath' : 'subPathPattern';
   if (components.length > MAX_ACCESS_POINT_PATH_COMPONENTS) {
-    invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, ${components.length} components, and S3 Files allows at most ${MAX_ACCESS_POINT_PATH_COMPONENTS}`,
-      'use fewer components in `basePath` and `subPathPattern` together');
+    invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, ${components.length} components, and S3 Files allows at most `
+      + `${MAX_ACCESS_POINT_PATH_COMPONENTS}`,
+    'use fewer components in `basePath` and `subPathPattern` together');
   }
   if (dir.length > MAX_ACCESS_POINT_PATH_CHARS) {
     invalid(scope, prop, basePath ?? subPathPattern, `each access point's directory would be ${what}, at least ${dir.length} characters `
@@ -208,8 +207,9 @@ export function checkClusterVpc(cluster: eks.ICluster, fs: IS3FilesFileSystem): 
   const bothCreated = ours instanceof ec2.Vpc && fs.vpc instanceof ec2.Vpc;
   const bothLiteral = typeof a === 'string' && typeof b === 'string';
   if (bothCreated || (bothLiteral && a !== b)) {
-    invalid(cluster, 'vpc', ours.node.path, `the cluster is in another VPC than the mount targets of ${fs.node.path} (${fs.vpc.node.path}): "Your EKS cluster must be in the same VPC as your mount target" (S3 user guide)`,
-      'create the cluster in the file system\'s `vpc`, or give the file system mount targets in the cluster\'s VPC');
+    invalid(cluster, 'vpc', ours.node.path, `the cluster is in another VPC than the mount targets of ${fs.node.path} (${fs.vpc.node.path}): "Your EKS cluster must be in the `
+      + 'same VPC as your mount target" (S3 user guide)',
+    'create the cluster in the file system\'s `vpc`, or give the file system mount targets in the cluster\'s VPC');
   }
 }
 
@@ -277,8 +277,9 @@ export function topologyErrors(cluster: eks.ICluster): string[] {
     }
     if (nodegroups.length > 0 && windows.length === nodegroups.length && !selfManaged) {
       const ng = windows[0].node.defaultChild as eks.CfnNodegroup;
-      invalid(windows[0], 'amiType', ng.amiType, 'the cluster\'s managed node groups are all Windows, and "The Amazon EFS CSI driver isn\'t compatible with Windows-based container images" (EKS user guide)',
-        'add a node group with a Linux AMI type (the volumes\' node affinity keeps their pods on Linux nodes)');
+      invalid(windows[0], 'amiType', ng.amiType, 'the cluster\'s managed node groups are all Windows, and "The Amazon EFS CSI driver isn\'t compatible with Windows-based '
+        + 'container images" (EKS user guide)',
+      'add a node group with a Linux AMI type (the volumes\' node affinity keeps their pods on Linux nodes)');
     }
   });
 }
@@ -306,12 +307,14 @@ export function duplicateAddonErrors(cluster: eks.ICluster, ours: eks.Addon | un
   const otherAgent = agent && agents.some((c) => mine(c, agent)) ? agents.find((c) => !mine(c, agent)) : undefined;
   return asErrors(() => {
     if (otherDriver) {
-      invalid(cluster, 'addonVersion', (ours!.node.defaultChild as eks.CfnAddon).addonVersion, `the app already declares the ${ADDON} add-on of this cluster (${otherDriver.node.path}), and a cluster has each add-on once`,
-        'pass `existingDriverVersion` (that add-on\'s version) instead of `addonVersion`, or remove the other add-on');
+      invalid(cluster, 'addonVersion', (ours!.node.defaultChild as eks.CfnAddon).addonVersion, `the app already declares the ${ADDON} add-on of this cluster `
+        + `(${otherDriver.node.path}), and a cluster has each add-on once`,
+      'pass `existingDriverVersion` (that add-on\'s version) instead of `addonVersion`, or remove the other add-on');
     }
     if (otherAgent) {
-      invalid(cluster, 'installPodIdentityAgent', true, `the app declares the ${POD_IDENTITY_AGENT} add-on of this cluster (${otherAgent.node.path}) besides the one \`EksMount.installDriver()\` added, and a cluster has each add-on once`,
-        'declare your agent add-on before `EksMount.installDriver()` in the same stack (the library then uses it), or pass `installPodIdentityAgent` false');
+      invalid(cluster, 'installPodIdentityAgent', true, `the app declares the ${POD_IDENTITY_AGENT} add-on of this cluster (${otherAgent.node.path}) besides the one `
+        + '`EksMount.installDriver()` added, and a cluster has each add-on once',
+      'declare your agent add-on before `EksMount.installDriver()` in the same stack (the library then uses it), or pass `installPodIdentityAgent` false');
     }
   });
 }
@@ -323,8 +326,9 @@ export function fargateNamespaceErrors(cluster: eks.ICluster, namespace: string,
       const unlabelled = (s: eks.Selector) => s.labels === undefined || Object.keys(s.labels).length === 0;
       const selector = profile.selectors.find((s) => selects(s.namespace, namespace) && unlabelled(s));
       if (!selector) continue;
-      invalid(cluster, 'namespace', namespace, `the Fargate profile ${profile.path} selects every pod of it, so the pods of claim ${describe(claimName)} run on Fargate, and "EKS Fargate doesn't support S3 Files" (EKS user guide)`,
-        'put the claim in a namespace no Fargate profile selects, or give that profile\'s selector labels the pods that mount S3 Files do not carry');
+      invalid(cluster, 'namespace', namespace, `the Fargate profile ${profile.path} selects every pod of it, so the pods of claim ${describe(claimName)} run on Fargate, and `
+        + '"EKS Fargate doesn\'t support S3 Files" (EKS user guide)',
+      'put the claim in a namespace no Fargate profile selects, or give that profile\'s selector labels the pods that mount S3 Files do not carry');
     }
   });
 }
@@ -342,7 +346,8 @@ export function fargateNamespaceErrors(cluster: eks.ICluster, namespace: string,
 export function grantDynamicProvisioning(cluster: eks.ICluster, driver: Driver, fs: IS3FilesFileSystem, directReads: boolean): void {
   const scope = driver.scope;
   if (!driver.controllerRole) {
-    const role = podIdentityRole(scope, 'ControllerRole', 'the Amazon EFS CSI driver\'s controller (efs-csi-controller-sa): creates and deletes access points for dynamic provisioning');
+    const role = podIdentityRole(scope, 'ControllerRole', 'the Amazon EFS CSI driver\'s controller (efs-csi-controller-sa): creates and deletes access points for dynamic '
+      + 'provisioning');
     driver.controllerRole = role;
     const association = associate(scope, cluster, 'ControllerAssociation', CONTROLLER_SA, role);
     driver.addon?.node.addDependency(association);
@@ -368,7 +373,8 @@ export function grantDynamicProvisioning(cluster: eks.ICluster, driver: Driver, 
     'AmazonS3FilesCSIDriverPolicy\'s own resources: the driver lists file systems and access points without naming one, and TagResource is allowed '
     + 'only inside CreateAccessPoint (s3files:CreateAction), which is scoped to the file system and the efs.csi.aws.com/cluster tag.');
   acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, remove.resources[0])}]`,
-    'DeleteAccessPoint on the access points of this file system that carry the efs.csi.aws.com/cluster tag the driver gives the ones it creates (AmazonS3FilesCSIDriverPolicy\'s condition).');
+    'DeleteAccessPoint on the access points of this file system that carry the efs.csi.aws.com/cluster tag the driver gives the ones it creates (AmazonS3FilesCSIDriverPolicy\'s '
+      + 'condition).');
 
   // Any access point of the file system: the driver creates them at run time.
   const anyAccessPoint = `${fs.fileSystemArn}/access-point/*`;

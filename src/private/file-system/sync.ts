@@ -1,9 +1,9 @@
 import { Duration, Size, Token } from 'aws-cdk-lib';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { IConstruct } from 'constructs';
-import { invalid } from './messages';
-import { validateImportSizeThreshold, validatePrefix, validateWholeDays } from './validation';
-import { ImportTrigger, S3FilesFileSystemOptions } from '../s3files-file-system-props';
+import { ImportTrigger, S3FilesFileSystemOptions } from '../../s3files-file-system-props';
+import { invalid } from '../messages';
+import { validateImportSizeThreshold, validatePrefix, validateWholeDays } from '../validation';
 
 /** CloudFormation takes 1 to 10 import rules per file system. */
 const MAX_IMPORT_DATA_RULES = 10;

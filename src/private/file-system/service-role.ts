@@ -3,9 +3,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
-import { bucketKeyStatements } from './grants';
-import { kmsKeyWildcard } from './kms';
-import { acknowledge, findingResource } from './nag';
+import { kmsKeyWildcard } from '../kms';
+import { bucketKeyStatements } from '../mount/grants';
+import { acknowledge, findingResource } from '../nag';
 
 /** The KMS actions of the S3 user guide's file-system role policy. */
 const SERVICE_ROLE_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'];
@@ -25,7 +25,8 @@ export function acknowledgeServiceRoleFindings(scope: IConstruct, fileSystem: Se
   const stack = Stack.of(scope);
   for (const action of ['s3:GetObject*', 's3:PutObject*', 's3:DeleteObject*']) {
     acknowledge(policy, `AwsSolutions-IAM5[Action::${action}]`,
-      'S3 Files synchronises objects with their versions, tags and ACL-free metadata; these are the action families AWS documents for the file system role, limited to the objects under the prefix and the bucket account.');
+      'S3 Files synchronises objects with their versions, tags and ACL-free metadata; these are the action families AWS documents for the file system role, limited to the '
+        + 'objects under the prefix and the bucket account.');
   }
   acknowledge(policy, `AwsSolutions-IAM5[${findingResource(scope, fileSystem.bucket.arnForObjects(`${fileSystem.prefix}*`))}]`,
     'The file system presents every object under its prefix, so the service role needs all of them (and only them).');
@@ -34,7 +35,8 @@ export function acknowledgeServiceRoleFindings(scope: IConstruct, fileSystem: Se
   acknowledge(policy, `AwsSolutions-IAM5[${findingResource(scope, `arn:${stack.partition}:events:*:*:rule/*`)}]`,
     'Read-only: the service describes rules and lists their targets to find its own. Without it S3-side changes silently never reach the file system.');
   acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
-    'events:ListRules and events:ListRuleNamesByTarget have no resource-level permissions (AWS service authorization reference); read-only, the service lists rules to find its own.');
+    'events:ListRules and events:ListRuleNamesByTarget have no resource-level permissions (AWS service authorization reference); read-only, the service lists rules to find its '
+      + 'own.');
   acknowledge(policy, `AwsSolutions-IAM5[${findingResource(scope, kmsKeyWildcard(stack))}]`,
     'The S3 user guide\'s statement for the file-system role: any key of the account, only through S3 (kms:ViaService) and only for this bucket\'s objects '
     + '(kms:EncryptionContext:aws:s3:arn), so objects under a key this app does not know are synchronised too.');

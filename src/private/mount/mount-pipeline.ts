@@ -1,21 +1,25 @@
-import { CfnResource, Stack, Token } from 'aws-cdk-lib';
+import { CfnResource, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
-import { registryOf } from './access-point-registry';
 import { AzCoverage, azRef } from './az-coverage';
 import { clientActions } from './client-actions';
-import { checkSameRegion } from './environment';
+import { checkSameRegion } from '../environment';
 import {
-  acknowledgeClientFindings, clientStatement, directReadStatements, efsUtilsTelemetryStatements, grantScoped, readable, ReadOnlyMount,
-  ScopedStatement,
-  validationReadStatements,
+  acknowledgeClientFindings, checkClientAccount, clientStatement, directReadStatements, efsUtilsTelemetryStatements, grantScoped, literal,
+  ReadOnlyMount, ScopedStatement, validationReadStatements,
 } from './grants';
-import { invalid, warn } from './messages';
+import { invalid, warn } from '../messages';
 import { checkSameVpc, openNfs, subnetsById } from './network';
-import type { S3FilesClientOptions } from '../mount/options';
-import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
-import type { IS3FilesFileSystem } from '../s3files-file-system-contract';
+import type { IS3FilesAccessPoint } from '../../s3files-access-point-contract';
+import type { IS3FilesFileSystem } from '../../s3files-file-system-contract';
+import { registryOf } from '../file-system/access-point-registry';
+
+/** What a client may do (the public `S3FilesClientOptions`, which this module does not import: public modules import private ones, never the reverse). */
+export interface ClientOptions {
+  readonly readOnly?: boolean;
+  readonly rootAccess?: boolean;
+}
 
 /** Where every compute mounts the file system when no path is given. */
 export const DEFAULT_MOUNT_PATH = '/mnt/s3files';
@@ -60,7 +64,7 @@ export interface Compute {
  * same-VPC and AZ checks, and the wait for the mount targets, the access point and the file-system
  * policy. The adapter has already put the mount into the compute's own property.
  */
-export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Compute, options: S3FilesClientOptions): void {
+export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Compute, options: ClientOptions): void {
   const fs = accessPoint.fileSystem;
   const { scope, what } = compute;
   // The region first: another region's file system is the error, whatever it was imported with.
@@ -78,7 +82,8 @@ export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Comp
       options.readOnly ? { scope, what, readOnlyFlag: compute.readOnlyFlag, fix: compute.sharedRoleFix } : undefined);
     if (options.readOnly && options.rootAccess) {
       warn(scope, 'readOnlyWithRootAccess',
-        '`readOnly` and `rootAccess` are both set: root access without write access only widens what can be read. Drop `rootAccess` unless the client must read root-only entries.');
+        '`readOnly` and `rootAccess` are both set: root access without write access only widens what can be read. Drop `rootAccess` unless the client must read root-only '
+          + 'entries.');
     }
   }
   if (compute.connectable) {
@@ -117,7 +122,7 @@ export interface MountGrant {
  * with amazon-efs-utils, its telemetry; and, when asked, the direct-read grant.
  */
 export function grantMount(
-  scope: IConstruct, grantee: iam.IGrantable, accessPoint: IS3FilesAccessPoint, options: S3FilesClientOptions, grant: MountGrant,
+  scope: IConstruct, grantee: iam.IGrantable, accessPoint: IS3FilesAccessPoint, options: ClientOptions, grant: MountGrant,
   readOnly?: ReadOnlyMount,
 ): iam.Grant {
   const fs = accessPoint.fileSystem;
@@ -132,7 +137,7 @@ export function grantMount(
     statements.push(...directReadStatements(stack, { bucket: fs.bucket!, prefix: fs.prefix ?? '', bucketEncryptionKey: fs.bucketEncryptionKey }, { listBucket: grant.efsUtils }));
   }
   const result = grantScoped(scope, grantee, statements, `mounting ${accessPoint.node.path}`,
-    { fileSystemArn: fs.fileSystemArn, accessPointArn: accessPoint.accessPointArn, write: !options.readOnly }, readOnly);
+    { fileSystemArn: fs.fileSystemArn, accessPointArn: accessPoint.accessPointArn, write: !options.readOnly }, readOnly, fs);
   acknowledgeClientFindings(scope, grantee, statements);
   return result;
 }
@@ -149,7 +154,8 @@ function refuseMissingAttributes(
   if (needs.network && fs.connections.securityGroups.length === 0) {
     missing.push(needs.joins
       ? `\`clientSecurityGroup\` (a group the mount targets admit) or \`securityGroups\` (the mount targets' groups), to let ${what} in over NFS`
-      : `\`securityGroups\` (the mount targets' groups), to let ${what} in over NFS (it cannot join a \`clientSecurityGroup\`: the library adds a rule to the mount targets' groups instead)`);
+      : `\`securityGroups\` (the mount targets' groups), to let ${what} in over NFS (it cannot join a \`clientSecurityGroup\`: the library adds a rule to the mount targets' `
+        + 'groups instead)');
   }
   if (needs.directReads && !fs.bucket) {
     missing.push(`\`bucket\` (and \`prefix\`), for ${needs.directReads.reason}`);
@@ -158,51 +164,6 @@ function refuseMissingAttributes(
   if (missing.length === 0) return;
   invalid(scope, 'fileSystem', fs.node.path, `mounting it needs what it was imported without: ${missing.join('; ')}`,
     `give ${missing.length > 1 ? 'them' : 'it'} to \`S3FilesFileSystem.fromFileSystemAttributes()\`${without.length ? `, or ${without.join(', ')}` : ''}`);
-}
-
-/** A literal string, or undefined for a token or nothing. */
-function literal(value: string | undefined): string | undefined {
-  return value === undefined || Token.isUnresolved(value) ? undefined : value;
-}
-
-/**
- * A file system of another account (its ARN or its stack says so): Lambda and AgentCore refuse it;
- * another client mounts only once the owner's file-system policy allows its role, which this app
- * cannot write (the S3 Files cross-account tutorial: "The mount fails without it"), so the warning
- * gives the statement. An environment-agnostic client stack cannot be compared: a warning says so.
- */
-export function checkClientAccount(
-  scope: IConstruct, what: string, grantee: iam.IGrantable, fs: IS3FilesFileSystem, actions: string[],
-  accessPointArn?: string, sameAccountOnly?: string,
-): void {
-  const owner = literal(fs.env?.account);
-  const stack = Stack.of(scope);
-  if (owner === undefined) return;
-  if (Token.isUnresolved(stack.account)) {
-    warn(scope, 'fileSystemAccountUnchecked',
-      `${fs.node.path} is in account ${owner} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that ${what} is deployed in that account. `
-      + (sameAccountOnly
-        ? `${sameAccountOnly}. Give the stack an \`env\` with \`account\` '${owner}'.`
-        : `From another account it mounts only once the owner's file-system policy allows its role (see the README, "Who can mount"). Give the stack an \`env\` with \`account\` '${owner}'.`));
-    return;
-  }
-  if (stack.account === owner) return;
-  if (sameAccountOnly) {
-    invalid(scope, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${sameAccountOnly}`,
-      `mount a file system of account ${stack.account}, or deploy ${what} in account ${owner}`);
-  }
-  const principal = grantee.grantPrincipal as Partial<iam.IRole>;
-  const statement = new iam.PolicyStatement({
-    principals: [principal.roleArn ? new iam.ArnPrincipal(principal.roleArn) : grantee.grantPrincipal],
-    actions,
-    resources: [fs.fileSystemArn],
-    conditions: accessPointArn ? { StringEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined,
-  });
-  warn(scope, 'crossAccountFileSystem',
-    `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: mounting fails unless the owner's file-system policy allows this role `
-    + '(S3 Files evaluates it on every mount; this app grants only the identity side). The owner adds this statement to the file system\'s policy '
-    + `(<Id.Attr> stands for that resource's attribute): ${JSON.stringify(readable(stack.resolve(statement.toStatementJson())))}. `
-    + 'Direct reads of the bucket also need the owner\'s bucket policy to allow the role.');
 }
 
 /** The stack whose template holds a construct's resources across stacks: nested stacks pass values through their parent. */

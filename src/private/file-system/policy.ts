@@ -1,8 +1,8 @@
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
-import { CLIENT_ROOT_ACTIONS } from './client-actions';
 import { estimatePolicyCharacters } from './policy-size';
+import { CLIENT_ROOT_ACTIONS } from '../mount/client-actions';
 
 /** Largest file system policy S3 Files accepts, in characters. */
 const MAX_FILE_SYSTEM_POLICY_CHARS = 20000;
@@ -55,5 +55,6 @@ export function validatePolicySize(fileSystem: IConstruct, policy: iam.PolicyDoc
   const stack = Stack.of(fileSystem);
   const chars = estimatePolicyCharacters(stack.resolve(policy), stack);
   if (chars <= MAX_FILE_SYSTEM_POLICY_CHARS) return [];
-  return [`${fileSystem.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies (the library's grants) instead.`];
+  return [`${fileSystem.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at `
+    + `most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies (the library's grants) instead.`];
 }

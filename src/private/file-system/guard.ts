@@ -2,12 +2,12 @@ import { CustomResource, Duration, Lazy, Names, Tokenization } from 'aws-cdk-lib
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { acknowledge, findingResource } from '../nag';
 import {
   BUCKET_CLEANER_RESOURCE_TYPE, CUSTOM_RESOURCE_MAX_SECONDS, DELETE_GUARD_RESOURCE_TYPE, DELETE_TIMEOUT_SECONDS, GUARD_TOTAL_SECONDS,
   WAITER_RESOURCE_TYPE,
-} from './custom-resource-contract';
-import { acknowledge, findingResource } from './nag';
-import { S3FilesWaiterProvider, waiterServiceTimeout } from './waiter-provider';
+} from '../provider/custom-resource-contract';
+import { S3FilesWaiterProvider, waiterServiceTimeout } from '../provider/waiter-provider';
 
 /**
  * A waiter (on `provider`, in the stack of `scope`) for a file system's mount targets and the

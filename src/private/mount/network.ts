@@ -2,8 +2,8 @@ import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { renderSecurityGroupsLazily } from './compat';
-import { invalid, warn } from './messages';
+import { renderSecurityGroupsLazily } from '../compat';
+import { invalid, warn } from '../messages';
 
 /** NFS port of the mount targets. */
 export const NFS_PORT = 2049;
@@ -98,8 +98,9 @@ export function checkSameVpc(scope: IConstruct, connections: ec2.Connections, vp
     const l1 = sg.node.defaultChild;
     if (!(l1 instanceof ec2.CfnSecurityGroup) || l1.vpcId === undefined) continue;
     if (JSON.stringify(stack.resolve(l1.vpcId)) !== JSON.stringify(stack.resolve(vpc.vpcId))) {
-      invalid(scope, 'vpc', sg.node.path, `${what}'s security group is in another VPC than the mount targets (${vpc.node.path}), and clients mount only from the mount targets' VPC`,
-        `create ${what} with the file system's VPC`);
+      invalid(scope, 'vpc', sg.node.path, `${what}'s security group is in another VPC than the mount targets (${vpc.node.path}), and clients mount only from the mount targets' `
+        + 'VPC',
+      `create ${what} with the file system's VPC`);
     }
     return;
   }
@@ -152,7 +153,8 @@ function checkSubnetsVpc(scope: IConstruct, vpc: ec2.IVpc, what: string, subnetI
     }
     if (!bothLiteral) {
       warn(scope, 'clientVpcUnchecked',
-        `${what}'s subnets are in ${owner.node.path} and the mount targets in ${vpc.node.path}; the library cannot tell whether these are one VPC. Clients mount only from the mount targets' VPC.`);
+        `${what}'s subnets are in ${owner.node.path} and the mount targets in ${vpc.node.path}; the library cannot tell whether these are one VPC. Clients mount only from the `
+          + 'mount targets\' VPC.');
     }
     return;
   }

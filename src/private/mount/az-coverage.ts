@@ -2,9 +2,9 @@ import * as crypto from 'crypto';
 import { Stack, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { IConstruct } from 'constructs';
-import { subnetAvailabilityZone } from './compat';
-import { invalid, setKeys, Shown, warn } from './messages';
-import type { MountTargetIpAddressType } from '../s3files-file-system-props';
+import type { MountTargetIpAddressType } from '../../s3files-file-system-props';
+import { subnetAvailabilityZone } from '../compat';
+import { invalid, setKeys, Shown, warn } from '../messages';
 
 /** An AZ as the library keys it: by name when known, by its `Fn::GetAZs` index in env-agnostic stacks. */
 export interface AzRef {
@@ -53,9 +53,10 @@ export function checkSubnetIpFamilies(scope: IConstruct, subnet: ec2.ISubnet, ty
   if (!needs) return; // a value newer than this library: the service decides
   const missing = [needs.ipv4 && !hasIpv4 ? 'IPv4' : undefined, needs.ipv6 && !hasIpv6 ? 'IPv6' : undefined].filter(Boolean);
   if (missing.length > 0) {
-    invalid(scope, 'mountTargetIpAddressType', type.value, `subnet ${subnetLabel(subnet)} has no ${missing.join(' or ')} CIDR block, so a mount target there cannot get that address`,
-      hasIpv6 && !hasIpv4 ? 'use MountTargetIpAddressType.IPV6_ONLY, or choose dual-stack subnets'
-        : 'use MountTargetIpAddressType.IPV4_ONLY, or give the VPC IPv6 (ec2.IpProtocol.DUAL_STACK) and choose its subnets');
+    invalid(scope, 'mountTargetIpAddressType', type.value, `subnet ${subnetLabel(subnet)} has no ${missing.join(' or ')} CIDR block, so a mount target there cannot get that `
+      + 'address',
+    hasIpv6 && !hasIpv4 ? 'use MountTargetIpAddressType.IPV6_ONLY, or choose dual-stack subnets'
+      : 'use MountTargetIpAddressType.IPV4_ONLY, or give the VPC IPv6 (ec2.IpProtocol.DUAL_STACK) and choose its subnets');
   }
 }
 
@@ -91,7 +92,8 @@ export class AzCoverage {
     const missing = this.missing(Stack.of(scope), subnets);
     if (missing.unknown) {
       warn(scope, 'azCoverageUnknown',
-        `The availability zones of \`${prop}\` or of the mount targets of ${owner} are only known at deploy time, so the library cannot check that every client subnet has a mount target in its AZ. A missing one fails the deployment.`);
+        `The availability zones of \`${prop}\` or of the mount targets of ${owner} are only known at deploy time, so the library cannot check that every client subnet has a `
+          + 'mount target in its AZ. A missing one fails the deployment.');
     }
     if (missing.azs.length > 0) {
       invalid(scope, prop, missing.azs.join(', '),
@@ -145,7 +147,8 @@ export function selectMountTargetSubnets(
     }).subnets;
   }
   if (subnets.length === 0) {
-    invalid(scope, 'vpcSubnets', selection ? setKeys(selection) : new Shown('(the default private subnets)'), 'it selects no subnets, so there would be no mount target', 'select at least one subnet');
+    invalid(scope, 'vpcSubnets', selection ? setKeys(selection) : new Shown('(the default private subnets)'), 'it selects no subnets, so there would be no mount '
+      + 'target', 'select at least one subnet');
   }
   const stack = Stack.of(scope);
   const byAz = new Map<string, ec2.ISubnet>();

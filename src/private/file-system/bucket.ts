@@ -2,9 +2,9 @@ import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { invalid, warn } from './messages';
-import { acknowledge } from './nag';
-import { validateWholeDays } from './validation';
+import { invalid, warn } from '../messages';
+import { acknowledge } from '../nag';
+import { validateWholeDays } from '../validation';
 
 /**
  * The bucket a file system creates when given none: versioned (S3 Files needs it), SSE-S3 or SSE-KMS
@@ -30,7 +30,8 @@ export function createBucket(scope: Construct, key: kms.IKey | undefined, noncur
     removalPolicy: RemovalPolicy.RETAIN,
   });
   acknowledge(bucket, 'AwsSolutions-S1',
-    'Server access logs need a second bucket the owner chooses; object access through the file system is audited with CloudTrail data events. Pass your own bucket (with logging) as `bucket` to log it.');
+    'Server access logs need a second bucket the owner chooses; object access through the file system is audited with CloudTrail data events. Pass your own bucket (with '
+      + 'logging) as `bucket` to log it.');
   return bucket;
 }
 
