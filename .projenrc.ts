@@ -58,6 +58,13 @@ const project = new awscdk.AwsCdkConstructLibrary({
     '@aws-sdk/client-s3',
     '@aws-sdk/client-lambda',
     '@aws-sdk/client-s3files',
+    // `npx projen verify` (integ/verify/): stack events and leftovers (CloudFormation), network
+    // interfaces (EC2), log groups (CloudWatch Logs), Pod Identity associations (EKS), the account (STS).
+    '@aws-sdk/client-cloudformation',
+    '@aws-sdk/client-cloudwatch-logs',
+    '@aws-sdk/client-ec2',
+    '@aws-sdk/client-eks',
+    '@aws-sdk/client-sts',
     '@aws-lambda-powertools/logger',
     '@aws-lambda-powertools/metrics',
     '@types/aws-lambda',
