@@ -110,7 +110,7 @@ export const ASSERTIONS: readonly AssertionSpec[] = [
   {
     id: 'lambda.uid1000-root-access-unchanged', assumption: 'root-access', suite: 'core', kind: 'deploy-assert',
     does: 'The same through an access point with uid 1000 and ClientRootAccess',
-    confirmedWhen: 'it fails with EACCES (the access point\'s user replaces the client\'s identity)', source: EFS_IAM,
+    confirmedWhen: 'it fails with EACCES or EPERM (the access point\'s user replaces the client\'s identity)', source: EFS_IAM,
   },
   {
     id: 'waiter.within-one-poll', assumption: 'service-states', suite: 'core', kind: 'runner',

@@ -11,7 +11,7 @@ import { INTEG_TESTS, STACK_PREFIX } from './stacks';
 // cluster names, stack names) and by name (the stacks' prefix), so a run that failed half-way is
 // covered too. Only the region of the run is searched.
 
-export type LeftoverKind = 'stack' | 'bucket' | 'file system' | 'access point' | 'network interface' | 'log group' | 'Pod Identity association';
+export type LeftoverKind = 'stack' | 'bucket' | 'file system' | 'access point' | 'network interface' | 'log group' | 'Pod Identity association' | 'IAM role';
 
 export interface Leftover {
   readonly kind: LeftoverKind;

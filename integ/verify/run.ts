@@ -8,6 +8,7 @@
  * Without --confirm it prints the plan and refuses to start (exit 2).
  */
 import { OPT_IN_SUITES, Suite } from './catalogue';
+import { verify } from './orchestrate';
 import { renderPlan } from './plan';
 
 export interface RunOptions {
@@ -89,8 +90,6 @@ async function main(argv: string[]): Promise<number> {
   }
   const early = preflight(options, (t) => console.log(t));
   if (early !== undefined) return early;
-  // Loaded only now: a dry run needs no SDK clients.
-  const { verify } = await import('./orchestrate');
   return verify(options);
 }
 
