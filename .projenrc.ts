@@ -60,11 +60,13 @@ const project = new awscdk.AwsCdkConstructLibrary({
     '@aws-sdk/client-s3files',
     // `npx projen verify` (integ/verify/): stack events and leftovers (CloudFormation), network
     // interfaces (EC2), log groups (CloudWatch Logs), Pod Identity associations (EKS), the account (STS).
-    '@aws-sdk/client-cloudformation',
-    '@aws-sdk/client-cloudwatch-logs',
-    '@aws-sdk/client-ec2',
-    '@aws-sdk/client-eks',
-    '@aws-sdk/client-sts',
+    // Pinned to client-s3's release: a newer one lifts @aws-sdk/core, which changes the shipped
+    // handler bundles (and every integ snapshot's asset hashes) for nothing.
+    '@aws-sdk/client-cloudformation@3.1169.0',
+    '@aws-sdk/client-cloudwatch-logs@3.1169.0',
+    '@aws-sdk/client-ec2@3.1169.0',
+    '@aws-sdk/client-eks@3.1169.0',
+    '@aws-sdk/client-sts@3.1169.0',
     '@aws-lambda-powertools/logger',
     '@aws-lambda-powertools/metrics',
     '@types/aws-lambda',

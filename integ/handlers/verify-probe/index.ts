@@ -10,6 +10,7 @@
  * (one per run): its start time and its settled result are kept in the bucket under the function's
  * key prefix (`.verify-state/`), so a later call continues it and then repeats the same result.
  */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -73,7 +74,10 @@ export async function handler(event: ProbeEvent): Promise<ProbeResult> {
 export async function probe(event: ProbeEvent, deps: ProbeDeps): Promise<ProbeResult> {
   try {
     const bucket = deps.env.BUCKET ?? '';
-    const stateKey = `${deps.env.KEY_PREFIX ?? ''}.verify-state/${event.check}-${event.salt}.json`;
+    // Keyed by the event (but for how long one call may poll): other parameters make another check.
+    const { budgetSeconds: _budget, ...identity } = event;
+    const digest = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 16);
+    const stateKey = `${deps.env.KEY_PREFIX ?? ''}.verify-state/${event.check}-${digest}.json`;
     const state = (await getJson<State>(deps.s3, bucket, stateKey)) ?? { startedAt: deps.now() };
     if (state.result) return state.result;
     const answer = await run(event, deps, state, deps.now() + (event.budgetSeconds ?? 80) * 1000);
