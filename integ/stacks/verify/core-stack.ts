@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { probeFunction, ProbeFunction, rawVolumeTask } from './probe';
+import { grantObjects, probeFunction, ProbeFunction, rawVolumeTask } from './probe';
 import { Ec2Mount, EcsMount, S3FilesAccessPoint, S3FilesFileSystem } from '../../../src';
 
 /** Where the EC2 probe puts its results (read back by the probe function). */
@@ -62,8 +62,7 @@ export class VerifyCoreStack extends Stack {
       actions: ['s3files:GetFileSystemPolicy', 's3files:GetFileSystem'], resources: [this.fileSystem.fileSystemArn],
     }));
     // It also reads the EC2 probe's results, and looks for what an EKS root mount would write.
-    this.fileSystem.bucket!.grantRead(this.writer, 'verify-results/*');
-    this.fileSystem.bucket!.grantRead(this.writer, 'eks-root-probe.txt');
+    grantObjects(this.writer, this.fileSystem, ['verify-results/', 'eks-root-probe.txt'], ['s3:GetObject']);
     this.reader = probeFunction(this, 'Reader', { ...common, accessPoint: this.accessPoint, keyPrefix: 'verify/', readOnly: true });
     this.rootProbes = {
       withAccess: probeFunction(this, 'RootWithAccess', { ...common, accessPoint: rootAp, keyPrefix: 'root-probe/', rootAccess: true }),
@@ -110,7 +109,7 @@ export class VerifyCoreStack extends Stack {
     });
     Ec2Mount.onInstance(host, this.accessPoint, { mountPath: '/mnt/verify' });
     this.fileSystem.grantReadWrite(host.role);
-    this.fileSystem.bucket!.grantPut(host.role, 'verify-results/*');
+    grantObjects(host.role, this.fileSystem, ['verify-results/'], ['s3:PutObject']);
     const script = fs.readFileSync(path.join(__dirname, '..', '..', 'handlers', 'verify-ec2', 'probe.sh'), 'utf8');
     host.userData.addOnExitCommands(
       `FILE_SYSTEM_ID=${this.fileSystem.fileSystemId} MOUNT_PATH=/mnt/verify RESULT_URI=s3://${this.fileSystem.bucket!.bucketName}/${EC2_RESULT_KEY} bash <<'VERIFY_PROBE'`,

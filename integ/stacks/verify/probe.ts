@@ -1,8 +1,9 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { IS3FilesAccessPoint, IS3FilesFileSystem, S3FilesMountedFunction } from '../../../src';
 import { handlerCode } from '../../handler-assets';
 
@@ -40,8 +41,25 @@ export function probeFunction(scope: Construct, id: string, props: ProbeFunction
     rootAccess: props.rootAccess,
     environment: { BUCKET: props.fileSystem.bucket!.bucketName, KEY_PREFIX: props.keyPrefix },
   });
-  props.fileSystem.bucket!.grantReadWrite(fn, `${props.keyPrefix}*`);
+  grantObjects(fn, props.fileSystem, [props.keyPrefix], ['s3:GetObject', 's3:PutObject']);
   return fn;
+}
+
+/**
+ * Object reads and writes under key prefixes (exact actions, not aws-cdk-lib's `*` families), and
+ * ListBucket so that a missing object answers 404, not 403.
+ */
+export function grantObjects(grantee: iam.IGrantable, fileSystem: IS3FilesFileSystem, keys: string[], actions: string[]): void {
+  const bucket = fileSystem.bucket!;
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: keys.map((k) => bucket.arnForObjects(k.endsWith('/') ? `${k}*` : k)) }));
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+  const bucketId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
+  for (const prefix of keys.filter((k) => k.endsWith('/'))) {
+    Validations.of(grantee.grantPrincipal as unknown as IConstruct).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+      reason: 'A verification probe reads and writes only the objects under its own prefix.',
+    });
+  }
 }
 
 /**
