@@ -296,6 +296,16 @@ function templatesIn(outdir: string): string[] {
   return fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json')).sort().map((f) => path.join(outdir, f));
 }
 
+/**
+ * The verification app's stacks (`npx projen verify`): they grant, on purpose, what the library
+ * never does (a role IAM allows the root, a task without the validation reads) to see the service
+ * refuse it. The IAM audits of what the library writes leave them out; cfn-lint, cdk-nag, checkov
+ * and the IAM lint check them like every other stack.
+ */
+export function isVerificationHarness(templateFileOrStack: string): boolean {
+  return /^S3FilesVerify/.test(path.basename(templateFileOrStack));
+}
+
 /** The project's Python tool venv (test/setup/python-venv.sh makes it). */
 export function venvBin(tool: string): string {
   const bin = path.join(__dirname, '..', '..', '.venv', 'bin', tool);
