@@ -27,7 +27,9 @@ const core = new VerifyCoreStack(app, STACKS.core);
 const retain = new VerifyRetainStack(app, STACKS.retain);
 const bench = new ComparisonStack(app, STACKS.benchmark, { removalPolicy: RemovalPolicy.DESTROY });
 const coreTest = new IntegTest(app, 'VerifyCore', { testCases: [core, retain, bench] });
-const task = (taskDefinition: typeof core.tasks.root) => ({ cluster: core.cluster, taskDefinition, subnets: core.taskSubnets, securityGroups: core.taskSecurityGroups });
+const task = (taskDefinition: typeof core.tasks.root) => ({
+  cluster: core.cluster, taskDefinition, subnets: core.taskSubnets, securityGroups: core.taskSecurityGroups,
+});
 const fsId = core.fileSystem.fileSystemId;
 inSequence([
   probeAssertion(coreTest, 'lambda.access-point-mount', core.writer, { check: 'write-read' }, salt),

@@ -16,7 +16,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const errorName = (e: unknown) => (e as { name?: string }).name ?? 'Error';
 
 /** Physical ids of one stack's resources by type (file systems, buckets, VPCs, clusters...). */
-export async function resourcesOf(cfn: CloudFormationClient, stackName: string): Promise<Array<{ type: string; logicalId: string; physicalId: string }>> {
+export interface StackResource {
+  readonly type: string;
+  readonly logicalId: string;
+  readonly physicalId: string;
+}
+
+export async function resourcesOf(cfn: CloudFormationClient, stackName: string): Promise<StackResource[]> {
   try {
     const out = await cfn.send(new DescribeStackResourcesCommand({ StackName: stackName }));
     return (out.StackResources ?? []).map((r) => ({ type: r.ResourceType ?? '', logicalId: r.LogicalResourceId ?? '', physicalId: r.PhysicalResourceId ?? '' }));
@@ -82,9 +88,16 @@ export function firstFailure(events: readonly StackEvent[]): string | undefined 
 }
 
 /** How long each custom resource of the library took per operation: seconds between IN_PROGRESS and COMPLETE/FAILED. */
-export function customResourceDurations(events: readonly StackEvent[], match: RegExp): Array<{ resource: string; operation: string; seconds: number; ok: boolean }> {
+export interface Duration {
+  readonly resource: string;
+  readonly operation: string;
+  readonly seconds: number;
+  readonly ok: boolean;
+}
+
+export function customResourceDurations(events: readonly StackEvent[], match: RegExp): Duration[] {
   const started = new Map<string, number>();
-  const out: Array<{ resource: string; operation: string; seconds: number; ok: boolean }> = [];
+  const out: Duration[] = [];
   for (const e of events) {
     if (!(e.ResourceType ?? '').startsWith('Custom::') || !match.test(e.LogicalResourceId ?? '')) continue;
     const [operation, state] = (e.ResourceStatus ?? '').split(/_(?=IN_PROGRESS|COMPLETE|FAILED)/);
@@ -118,7 +131,9 @@ export function waiterOutcomes(monitor: MountTargetMonitor, events: readonly Sta
  * Deletes a retained file system and its bucket as docs/lifecycle.md says users should, and
  * records every error the service answers on the way (`service.errors-as-modelled`).
  */
-export async function deleteRetained(s3: S3Client, s3files: S3FilesClient, fileSystemId: string, bucket: string, log: (m: string) => void): Promise<AssertionOutcome> {
+export async function deleteRetained(
+  s3: S3Client, s3files: S3FilesClient, fileSystemId: string, bucket: string, log: (m: string) => void,
+): Promise<AssertionOutcome> {
   const errors: Array<{ call: string; error: string; message?: string }> = [];
   const retry = async (call: string, action: () => Promise<unknown>, retryOn: (name: string) => boolean, minutes: number) => {
     const deadline = Date.now() + minutes * 60_000;

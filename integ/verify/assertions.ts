@@ -27,7 +27,9 @@ export interface Chain {
  * A probe check: a waiter call until the probe's outcome is settled, then one call whose outcome
  * must be `confirmed`.
  */
-export function probeAssertion(integ: IntegTest, id: string, fn: lambda.IFunction, check: ProbeCheck, salt: string, timeout = Duration.minutes(20)): Chain {
+export function probeAssertion(
+  integ: IntegTest, id: string, fn: lambda.IFunction, check: ProbeCheck, salt: string, timeout = Duration.minutes(20),
+): Chain {
   assertionById(id);
   const scope = assertStack(integ);
   const cid = constructIdOf(id);
@@ -60,7 +62,9 @@ export function taskAssertion(integ: IntegTest, id: string, task: TaskRun, expec
   const scope = assertStack(integ);
   const cid = constructIdOf(id);
   const run = new AwsApiCall(scope, `${cid}Run`, {
-    service: 'ECS', api: 'runTask', parameters: {
+    service: 'ECS',
+    api: 'runTask',
+    parameters: {
       cluster: task.cluster.clusterArn,
       taskDefinition: task.taskDefinition.taskDefinitionArn,
       launchType: 'FARGATE',

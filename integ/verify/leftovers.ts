@@ -81,7 +81,8 @@ export async function findLeftovers(c: LeftoverClients, r: Recorded): Promise<Le
     if (!head || (head.BucketRegion && head.BucketRegion !== r.region)) continue;
     buckets.push(name);
     out.push({
-      kind: 'bucket', id: name,
+      kind: 'bucket',
+      id: name,
       removeWith: `aws s3 rm s3://${name} --recursive ${region}; delete its object versions (versioned: the console's "Empty"), then aws s3api delete-bucket --bucket ${name} ${region}`,
     });
   }
@@ -102,7 +103,8 @@ export async function findLeftovers(c: LeftoverClients, r: Recorded): Promise<Le
       out.push({ kind: 'access point', id: ap.accessPointId ?? '?', detail: id, removeWith: `aws s3files delete-access-point --access-point-id ${ap.accessPointId} ${region}` });
     }
     out.push({
-      kind: 'file system', id,
+      kind: 'file system',
+      id,
       removeWith: `aws s3files delete-file-system --file-system-id ${id} ${region} (after its access points and mount targets; wait a minute for pending exports)`,
     });
   }
@@ -112,7 +114,9 @@ export async function findLeftovers(c: LeftoverClients, r: Recorded): Promise<Le
     const enis = await c.ec2.send(new DescribeNetworkInterfacesCommand({ Filters: [{ Name: 'vpc-id', Values: [...r.vpcIds] }] }));
     for (const eni of enis.NetworkInterfaces ?? []) {
       out.push({
-        kind: 'network interface', id: eni.NetworkInterfaceId ?? '?', detail: `${eni.VpcId} ${eni.Status ?? ''} ${eni.Description ?? ''}`.trim(),
+        kind: 'network interface',
+        id: eni.NetworkInterfaceId ?? '?',
+        detail: `${eni.VpcId} ${eni.Status ?? ''} ${eni.Description ?? ''}`.trim(),
         removeWith: `aws ec2 delete-network-interface --network-interface-id ${eni.NetworkInterfaceId} ${region} (a Lambda interface is released by Lambda within about 20 minutes: wait, then delete what remains)`,
       });
     }
@@ -133,7 +137,9 @@ export async function findLeftovers(c: LeftoverClients, r: Recorded): Promise<Le
     const assoc = await c.eks.send(new ListPodIdentityAssociationsCommand({ clusterName: name }));
     for (const a of assoc.associations ?? []) {
       out.push({
-        kind: 'Pod Identity association', id: a.associationId ?? '?', detail: `${name} ${a.namespace}/${a.serviceAccount}`,
+        kind: 'Pod Identity association',
+        id: a.associationId ?? '?',
+        detail: `${name} ${a.namespace}/${a.serviceAccount}`,
         removeWith: `aws eks delete-pod-identity-association --cluster-name ${name} --association-id ${a.associationId} ${region}`,
       });
     }

@@ -117,7 +117,7 @@ export async function verify(o: RunOptions): Promise<number> {
   // 1. The app must be the one whose snapshot is committed (what reviewers saw).
   const snapshotOk = await phase('snapshot matches the committed one (integ:verify:assert)', () => new Promise<void>((resolve, reject) => {
     const child = spawn('npx', ['projen', 'integ:verify:assert'], { cwd: ROOT, stdio: ['ignore', fs.openSync(path.join(out, 'snapshot.log'), 'a'), fs.openSync(path.join(out, 'snapshot.log'), 'a')] });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the verification app differs from integ/verify.integ.snapshot (see snapshot.log); run npx projen integ:verify:snapshot and review the diff`))));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error('the verification app differs from integ/verify.integ.snapshot (see snapshot.log); run npx projen integ:verify:snapshot and review the diff'))));
   }).then(() => true));
   const dir0 = snapshotOk ? await phase('synthesize', () => synth(0)) : undefined;
 
@@ -168,7 +168,14 @@ export async function verify(o: RunOptions): Promise<number> {
     if (deployed.size) await phase('destroy', () => cdk(['destroy', '--app', dir0 ?? APP, ...deployed, '--force'], 'destroy'));
     runner.push(...await afterDestroy(cfn, s3, s3files, outputs, stackIds, log));
     const leftovers = await phase('leftovers check', () => findLeftovers(
-      { cloudformation: cfn, s3, s3files, ec2: new EC2Client({ region }), logs: new CloudWatchLogsClient({ region }), eks: new EKSClient({ region }) },
+      {
+        cloudformation: cfn,
+        s3,
+        s3files,
+        ec2: new EC2Client({ region }),
+        logs: new CloudWatchLogsClient({ region }),
+        eks: new EKSClient({ region }),
+      },
       { region, stackNames: [...deployed], ...recorded },
     )) ?? [];
     leftovers.push(...recorded.retainedRoles.map((r): Leftover => ({ kind: 'IAM role', id: r, detail: 'kept by RETAIN by design; not checked', removeWith: `aws iam list-role-policies --role-name ${r}; delete each with aws iam delete-role-policy, then aws iam delete-role --role-name ${r}` })));
@@ -183,8 +190,17 @@ export async function verify(o: RunOptions): Promise<number> {
       ...benchmarkOutcomes(benchmarks),
     ], (spec) => (o.suites.includes(spec.suite) ? notes.get(spec.id) ?? 'not reached (see Errors)' : `suite ${spec.suite} not asked for (--with ${spec.suite})`));
     const record: RunRecord = {
-      startedAt: started.toISOString(), finishedAt: new Date().toISOString(), region, account, suites: o.suites,
-      versions: versions(), outcomes, benchmarks, phases, leftovers, errors,
+      startedAt: started.toISOString(),
+      finishedAt: new Date().toISOString(),
+      region,
+      account,
+      suites: o.suites,
+      versions: versions(),
+      outcomes,
+      benchmarks,
+      phases,
+      leftovers,
+      errors,
     };
     fs.writeFileSync(path.join(out, 'report.json'), JSON.stringify(reportJson(record), null, 2) + '\n');
     fs.writeFileSync(path.join(out, 'report.md'), reportMarkdown(record));

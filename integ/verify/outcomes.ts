@@ -33,7 +33,9 @@ export function decodeEvidence(value: string): unknown {
  * assertion of a suite that ran but whose output is missing is `not run`, with `missingNote`
  * (the assertion stack's failure, when the runner knows it).
  */
-export function deployAssertOutcomes(outputs: StackOutputs, specs: readonly AssertionSpec[], missingNote: (spec: AssertionSpec) => string): AssertionOutcome[] {
+export function deployAssertOutcomes(
+  outputs: StackOutputs, specs: readonly AssertionSpec[], missingNote: (spec: AssertionSpec) => string,
+): AssertionOutcome[] {
   const all: Record<string, string> = Object.assign({}, ...Object.values(outputs));
   return specs.filter((s) => s.kind === 'deploy-assert').map((spec) => {
     const cid = constructIdOf(spec.id);
@@ -76,7 +78,9 @@ export function benchmarkOutcomes(b: Benchmarks): AssertionOutcome[] {
     judge('bench.cold-start', 'coldStart', () => {
       const c = b.coldStart!;
       const added = c.mounted.initMs.median - c.unmounted.initMs.median;
-      return [added < 2000, { mountedInitMedianMs: c.mounted.initMs.median, unmountedInitMedianMs: c.unmounted.initMs.median, addedMs: added, warnings: c.warnings }];
+      const [mounted, unmounted] = [c.mounted.initMs.median, c.unmounted.initMs.median];
+      const evidence = { mountedInitMedianMs: mounted, unmountedInitMedianMs: unmounted, addedMs: added, warnings: c.warnings };
+      return [added < 2000, evidence];
     }),
     judge('bench.direct-read', 'directRead', () => {
       const large = b.directRead!.sizes.find((s) => s.size === 'large');

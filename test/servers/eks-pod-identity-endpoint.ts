@@ -1,6 +1,13 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A Pod Identity association as the stand-in serves it. */
+export interface Association {
+  readonly namespace: string;
+  readonly serviceAccount: string;
+  readonly associationId: string;
+}
+
 /**
  * A local stand-in for the two EKS routes the verification leftovers check calls (moto has no Pod
  * Identity): GET /clusters/{name} (DescribeCluster) and GET /clusters/{name}/pod-identity-associations
@@ -8,7 +15,7 @@ import type { AddressInfo } from 'node:net';
  * Point the real SDK client at `url`. Loopback only.
  */
 export class EksPodIdentityEndpoint {
-  static async start(clusters: Record<string, Array<{ namespace: string; serviceAccount: string; associationId: string }>>): Promise<EksPodIdentityEndpoint> {
+  static async start(clusters: Record<string, Association[]>): Promise<EksPodIdentityEndpoint> {
     const endpoint = new EksPodIdentityEndpoint(clusters);
     await new Promise<void>((resolve) => endpoint.server.listen(0, '127.0.0.1', () => resolve()));
     endpoint.url = `http://127.0.0.1:${(endpoint.server.address() as AddressInfo).port}`;
@@ -19,7 +26,7 @@ export class EksPodIdentityEndpoint {
   readonly requests: string[] = [];
   private readonly server: http.Server;
 
-  private constructor(private readonly clusters: Record<string, Array<{ namespace: string; serviceAccount: string; associationId: string }>>) {
+  private constructor(private readonly clusters: Record<string, Association[]>) {
     this.server = http.createServer((req, res) => {
       this.requests.push(`${req.method} ${req.url}`);
       const [, , name, sub] = (req.url ?? '').split('?')[0].split('/').map(decodeURIComponent);
@@ -32,7 +39,10 @@ export class EksPodIdentityEndpoint {
       if (sub === 'pod-identity-associations') {
         return send(200, {
           associations: associations.map((a) => ({
-            clusterName: name, namespace: a.namespace, serviceAccount: a.serviceAccount, associationId: a.associationId,
+            clusterName: name,
+            namespace: a.namespace,
+            serviceAccount: a.serviceAccount,
+            associationId: a.associationId,
             associationArn: `arn:aws:eks:us-east-1:111122223333:podidentityassociation/${name}/${a.associationId}`,
           })),
         });

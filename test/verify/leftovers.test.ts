@@ -25,8 +25,12 @@ beforeAll(async () => {
   ]);
   const at = (endpoint: string) => ({ region, credentials, endpoint });
   clients = {
-    cloudformation: new CloudFormationClient(at(moto.url)), s3: new S3Client({ ...at(moto.url), forcePathStyle: true }),
-    s3files: new S3FilesClient(at(s3files.url)), ec2: new EC2Client(at(moto.url)), logs: new CloudWatchLogsClient(at(moto.url)), eks: new EKSClient(at(eks.url)),
+    cloudformation: new CloudFormationClient(at(moto.url)),
+    s3: new S3Client({ ...at(moto.url), forcePathStyle: true }),
+    s3files: new S3FilesClient(at(s3files.url)),
+    ec2: new EC2Client(at(moto.url)),
+    logs: new CloudWatchLogsClient(at(moto.url)),
+    eks: new EKSClient(at(eks.url)),
   };
 }, 60_000);
 

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { LIFECYCLE_STEPS } from '../../integ/stacks/verify/retain-lifecycle-stacks';
 import { ASSERTIONS, ASSUMPTIONS } from '../../integ/verify/catalogue';
 import { assumedItems, MappingInputs, mappingErrors } from '../../integ/verify/mapping';
-import { LIFECYCLE_STEPS } from '../../integ/stacks/verify/retain-lifecycle-stacks';
 
 // docs/verification.md's "Assumed" list ↔ integ/verify/catalogue.ts ↔ the committed snapshot of the
 // verification app and the runner's code. Reads files only: no synthesis.
@@ -18,7 +18,11 @@ function realInputs(): MappingInputs {
   const runnerSource = fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'catalogue.ts').map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
   return {
     docs: fs.readFileSync(path.join(ROOT, 'docs', 'verification.md'), 'utf8'),
-    assumptions: ASSUMPTIONS, assertions: ASSERTIONS, snapshotOutputs: outputs, runnerSource, lifecycleSteps: LIFECYCLE_STEPS.map((s) => s.name),
+    assumptions: ASSUMPTIONS,
+    assertions: ASSERTIONS,
+    snapshotOutputs: outputs,
+    runnerSource,
+    lifecycleSteps: LIFECYCLE_STEPS.map((s) => s.name),
   };
 }
 

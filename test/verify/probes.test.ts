@@ -25,8 +25,10 @@ afterAll(async () => moto?.stop());
 
 function deps(mount: string): ProbeDeps {
   return {
-    s3, s3files: new S3FilesClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 }),
-    now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))),
+    s3,
+    s3files: new S3FilesClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 }),
+    now: Date.now,
+    sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))),
     env: { MOUNT_PATH: mount, BUCKET: 'verify', KEY_PREFIX: 'verify/' },
   };
 }
@@ -66,7 +68,8 @@ describe('the verification probe (integ/handlers/verify-probe)', () => {
 
   test('read-result: what the EC2 probe put in the bucket decides; missing parts refute', async () => {
     await s3.send(new PutObjectCommand({
-      Bucket: 'verify', Key: 'verify-results/ec2.json',
+      Bucket: 'verify',
+      Key: 'verify-results/ec2.json',
       Body: JSON.stringify({ rootMount: { outcome: 'confirmed', evidence: { exitCode: 32 } } }),
     }));
     expect(await run({ check: 'read-result', key: 'verify-results/ec2.json', part: 'rootMount', salt: 's4' }, tmp())).toMatchObject({ outcome: 'confirmed' });
@@ -107,8 +110,13 @@ describe('the EC2 probe script (integ/handlers/verify-ec2/probe.sh) [python tool
     const r = spawnSync('bash', [script], {
       encoding: 'utf8',
       env: {
-        PATH: `${bin}:${process.env.PATH}`, CALLS: calls, S3ROOT: s3root, FILE_SYSTEM_ID: 'fs-0123456789abcdef0',
-        MOUNT_PATH: path.join(dir, 'mnt'), RESULT_URI: 's3://bucket/verify-results/ec2.json', ROOT_PROBE: path.join(dir, 'root'),
+        PATH: `${bin}:${process.env.PATH}`,
+        CALLS: calls,
+        S3ROOT: s3root,
+        FILE_SYSTEM_ID: 'fs-0123456789abcdef0',
+        MOUNT_PATH: path.join(dir, 'mnt'),
+        RESULT_URI: 's3://bucket/verify-results/ec2.json',
+        ROOT_PROBE: path.join(dir, 'root'),
       },
     });
     const result = fs.existsSync(path.join(s3root, 'verify-results/ec2.json')) ? JSON.parse(fs.readFileSync(path.join(s3root, 'verify-results/ec2.json'), 'utf8')) : undefined;

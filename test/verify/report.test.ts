@@ -9,16 +9,35 @@ import { reportJson, reportMarkdown, RunRecord, verdicts } from '../../integ/ver
 // write), the runner's outcomes and the benchmark function's answers (typed as the handler's own).
 const outputs: StackOutputs = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'deploy-0.outputs.json'), 'utf8'));
 const summary = (median: number) => ({ min: median - 10, median, max: median + 10 });
-const phasesOf = (total: number) => ({ listMs: summary(10), claimMs: summary(10), readMs: summary(10), processMs: summary(10), writeMs: summary(10), renameMs: summary(10), totalMs: summary(total) });
+const phasesOf = (total: number) => ({
+  listMs: summary(10),
+  claimMs: summary(10),
+  readMs: summary(10),
+  processMs: summary(10),
+  writeMs: summary(10),
+  renameMs: summary(10),
+  totalMs: summary(total),
+});
 const benchmarks: Benchmarks = {
   processors: {
-    files: 20, runs: 3, minWords: 500, maxWords: 2000, seed: 1, seedVia: 's3', warnings: [], table: '| phase | S3 API | S3 Files |',
-    s3api: { phases: phasesOf(3394), wallMs: summary(3500), runs: [] }, s3files: { phases: phasesOf(664), wallMs: summary(800), runs: [] },
+    files: 20,
+    runs: 3,
+    minWords: 500,
+    maxWords: 2000,
+    seed: 1,
+    seedVia: 's3',
+    warnings: [],
+    table: '| phase | S3 API | S3 Files |',
+    s3api: { phases: phasesOf(3394), wallMs: summary(3500), runs: [] },
+    s3files: { phases: phasesOf(664), wallMs: summary(800), runs: [] },
     speedUp: { listMs: 1, claimMs: 1, readMs: 1, processMs: 1, writeMs: 1, renameMs: 1, totalMs: 5.11, wallMs: 4.38 },
     sync: { exportDelayMs: 64_500, importDelayMs: 1_500 },
   },
   coldStart: {
-    mode: 'coldStart', samples: 5, warnings: [], table: '| twin | init |',
+    mode: 'coldStart',
+    samples: 5,
+    warnings: [],
+    table: '| twin | init |',
     mounted: { functionName: 'm', initMs: summary(900), durationMs: summary(50), wallMs: summary(1200), samples: [] },
     unmounted: { functionName: 'u', initMs: summary(600), durationMs: summary(20), wallMs: summary(900), samples: [] },
     ratio: { initMs: 1.5, durationMs: 2.5, wallMs: 1.33 },
@@ -28,8 +47,14 @@ const benchmarks: Benchmarks = {
 
 function record(outcomes: AssertionOutcome[]): RunRecord {
   return {
-    startedAt: '2026-11-28T10:00:00.000Z', finishedAt: '2026-11-28T12:12:00.000Z', region: 'eu-west-1', account: '111122223333',
-    suites: ['core', 'lifecycle'], versions: { 'cdk-s3files-lambda': '0.0.0' }, outcomes, benchmarks,
+    startedAt: '2026-11-28T10:00:00.000Z',
+    finishedAt: '2026-11-28T12:12:00.000Z',
+    region: 'eu-west-1',
+    account: '111122223333',
+    suites: ['core', 'lifecycle'],
+    versions: { 'cdk-s3files-lambda': '0.0.0' },
+    outcomes,
+    benchmarks,
     phases: [{ phase: 'deploy and assert', seconds: 1500, ok: true }],
     leftovers: [{ kind: 'log group', id: '/aws/lambda/S3FilesVerifyCore-Writer', removeWith: 'aws logs delete-log-group --log-group-name /aws/lambda/S3FilesVerifyCore-Writer --region eu-west-1' }],
     errors: [],

@@ -126,7 +126,7 @@ async function run(event: ProbeEvent, d: ProbeDeps, state: State, deadline: numb
       const code = await errorCode(() => fs.mkdir(path.join(mount, dir, 'child')));
       const matches = event.expect === 'allowed' ? code === undefined : ['EACCES', 'EPERM'].includes(code ?? '');
       return result(matches ? 'confirmed' : 'refuted', {
-        s3BornDir: { uid: stat.uid, gid: stat.gid, mode: (stat.mode & 0o7777).toString(8) }, mkdir: code ?? 'created', expected: event.expect,
+        s3BornDir: { uid: stat.uid, gid: stat.gid, mode: (stat.mode % 0o10000).toString(8) }, mkdir: code ?? 'created', expected: event.expect,
       });
     }
     case 'import-delay': {
@@ -179,7 +179,8 @@ async function run(event: ProbeEvent, d: ProbeDeps, state: State, deadline: numb
       return elapsed() > event.waitSeconds * 1000 ? result('refuted', { relativePath: event.relativePath, absentAfterSeconds: event.waitSeconds }) : pending({ waitedMs: elapsed() });
     }
     case 'object-absent': {
-      const appeared = await pollUntil(d, Math.min(deadline, state.startedAt + event.waitSeconds * 1000), 5000, () => exists(d.s3, bucket, event.key));
+      const until = Math.min(deadline, state.startedAt + event.waitSeconds * 1000);
+      const appeared = await pollUntil(d, until, 5000, () => exists(d.s3, bucket, event.key));
       if (appeared) return result('refuted', { key: event.key, appearedAfterMs: elapsed() });
       return elapsed() >= event.waitSeconds * 1000 ? result('confirmed', { key: event.key, absentForSeconds: event.waitSeconds }) : pending({ waitedMs: elapsed() });
     }

@@ -30,7 +30,7 @@ export class VerifyCoreStack extends Stack {
   public readonly rootProbes: { readonly withAccess: ProbeFunction; readonly withoutAccess: ProbeFunction; readonly userWithAccess: ProbeFunction };
   public readonly cluster: ecs.Cluster;
   /** Task definitions: the library's mount, a root mount, and the access point without the validation reads. */
-  public readonly tasks: { readonly accessPoint: ecs.FargateTaskDefinition; readonly root: ecs.FargateTaskDefinition; readonly withoutReads: ecs.FargateTaskDefinition };
+  public readonly tasks: Readonly<Record<'accessPoint' | 'root' | 'withoutReads', ecs.FargateTaskDefinition>>;
   public readonly taskSubnets: string[];
   public readonly taskSecurityGroups: string[];
 
@@ -44,7 +44,9 @@ export class VerifyCoreStack extends Stack {
     Validations.of(this.vpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Verification VPC, destroyed at the end of each run.' });
     const vpcSubnets = { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS };
     this.fileSystemKey = new kms.Key(this, 'FileSystemKey', {
-      enableKeyRotation: true, removalPolicy: RemovalPolicy.DESTROY, pendingWindow: Duration.days(7),
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
       description: 'cdk-s3files-lambda verification: the file system\'s own key (kms.file-system-key)',
     });
     this.fileSystem = new S3FilesFileSystem(this, 'FileSystem', {
@@ -80,7 +82,8 @@ export class VerifyCoreStack extends Stack {
       command: ['sh', '-c', `set -e; echo ecs-probe > ${mount}/ecs-probe.txt; test "$(cat ${mount}/ecs-probe.txt)" = ecs-probe; echo mounted`],
       logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'verify', logGroup: taskLogs }),
     });
-    const taskProps = { cpu: 256, memoryLimitMiB: 512, runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.ARM64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX } };
+    const runtimePlatform = { cpuArchitecture: ecs.CpuArchitecture.ARM64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX };
+    const taskProps = { cpu: 256, memoryLimitMiB: 512, runtimePlatform };
     const apTask = new ecs.FargateTaskDefinition(this, 'AccessPointTask', taskProps);
     container(apTask, '/mnt/verify');
     EcsMount.onTaskDefinition(apTask, this.accessPoint, { containerPath: '/mnt/verify' });

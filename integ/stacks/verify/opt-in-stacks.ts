@@ -114,7 +114,9 @@ export class VerifyEksStack extends Stack {
     core.fileSystem.grantReadWrite(nodeRole);
     const volume = EksMount.onCluster(cluster, core.accessPoint, { claimName: 'verify' });
     const pod = (name: string, claim: string, file: string) => ({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
       spec: {
         restartPolicy: 'Never',
         containers: [{ name: 'probe', image: IMAGE, command: ['sh', '-c', `mkdir -p $(dirname /data/${file}); echo ${name} > /data/${file}`], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
@@ -123,14 +125,21 @@ export class VerifyEksStack extends Stack {
     });
     // A static volume of the file system's root (no fsap-…): the driver mounts it as the node role.
     const rootVolume = {
-      apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'verify-root' },
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'verify-root' },
       spec: {
-        capacity: { storage: '1Gi' }, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain', storageClassName: '',
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteMany'],
+        persistentVolumeReclaimPolicy: 'Retain',
+        storageClassName: '',
         csi: { driver: 'efs.csi.aws.com', volumeHandle: `s3files:${core.fileSystem.fileSystemId}` },
       },
     };
     const rootClaim = {
-      apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'verify-root', namespace: 'default' },
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'verify-root', namespace: 'default' },
       spec: { accessModes: ['ReadWriteMany'], storageClassName: '', volumeName: 'verify-root', resources: { requests: { storage: '1Gi' } } },
     };
     const pods = cluster.addManifest('Probes', pod('access-point-probe', 'verify', EKS_ACCESS_POINT_FILE), rootVolume, rootClaim, pod('root-probe', 'verify-root', EKS_ROOT_FILE));
