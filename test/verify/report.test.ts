@@ -119,3 +119,13 @@ describe('the report of a run', () => {
     expect(decodeEvidence('b64:not base64 json')).toBe('b64:not base64 json');
   });
 });
+
+test('the issue template the report points to exists, takes report.json and the assumptions table', () => {
+  // GIVEN the template the report names
+  const yaml = jest.requireActual<typeof import('yaml')>('yaml');
+  const form = yaml.parse(fs.readFileSync(path.join(__dirname, '..', '..', '.github', 'ISSUE_TEMPLATE', 'verification-report.yml'), 'utf8'));
+  // THEN its name is the one report.md gives, and report.json and the table are required fields
+  expect(form.name).toBe('Verification report');
+  const required = form.body.filter((f: { validations?: { required?: boolean } }) => f.validations?.required).map((f: { id: string }) => f.id);
+  expect(required).toEqual(expect.arrayContaining(['report', 'summary', 'versions']));
+});
