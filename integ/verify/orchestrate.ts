@@ -85,10 +85,19 @@ export async function verify(o: RunOptions): Promise<number> {
     await cdk(['synth', '--quiet', '--app', APP, ...context, '-o', dir], `synth-${step}`);
     return dir;
   };
+  // An assertion stack is selected by its construct path (the CLI's stack id) and found in
+  // CloudFormation by its stack name; integ.json gives both, as integ-runner reads them.
+  const assertionStackNames = new Map<string, string>();
   const assertStacks = (dir: string, suites: readonly Suite[]) => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'integ.json'), 'utf8')) as { testCases: Record<string, { assertionStackName: string }> };
-    return suites.map((s) => manifest.testCases[`${INTEG_TESTS[s]}/DefaultTest`].assertionStackName);
+    type Case = { assertionStack: string; assertionStackName: string };
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'integ.json'), 'utf8')) as { testCases: Record<string, Case> };
+    return suites.map((s) => {
+      const c = manifest.testCases[`${INTEG_TESTS[s]}/DefaultTest`];
+      assertionStackNames.set(c.assertionStack, c.assertionStackName);
+      return c.assertionStack;
+    });
   };
+  const stackName = (id: string) => assertionStackNames.get(id) ?? id;
   const outputs: StackOutputs = {};
   const deploy = async (dir: string, stacks: string[], label: string) => {
     const file = path.join(out, `${label}.outputs.json`);
@@ -131,7 +140,7 @@ export async function verify(o: RunOptions): Promise<number> {
       await phase('deploy and assert', () => deploy(dir0, allStacks, 'deploy-0'));
       monitor.stop();
       await watching;
-      await rememberStacks([...deployed]);
+      await rememberStacks([...deployed].map(stackName));
       runner.push(...waiterOutcomes(monitor, await eventsOf(cfn, stackIds.get(STACKS.core) ?? STACKS.core)));
 
       // 3. Lifecycle: each step deployed over the previous one, then its assertion.
@@ -163,8 +172,8 @@ export async function verify(o: RunOptions): Promise<number> {
     }
   } finally {
     // 6. Destroy, whatever happened; then what only an account shows about deletion.
-    const recorded = await recordResources(cfn, [...deployed, ...testStacks]);
-    await rememberStacks([...deployed]);
+    const recorded = await recordResources(cfn, [...[...deployed].map(stackName), ...testStacks]);
+    await rememberStacks([...deployed].map(stackName));
     if (deployed.size) await phase('destroy', () => cdk(['destroy', '--app', dir0 ?? APP, ...deployed, '--force'], 'destroy'));
     runner.push(...await afterDestroy(cfn, s3, s3files, outputs, stackIds, log));
     const leftovers = await phase('leftovers check', () => findLeftovers(
@@ -176,7 +185,7 @@ export async function verify(o: RunOptions): Promise<number> {
         logs: new CloudWatchLogsClient({ region }),
         eks: new EKSClient({ region }),
       },
-      { region, stackNames: [...deployed], ...recorded },
+      { region, stackNames: [...deployed].map(stackName), ...recorded },
     )) ?? [];
     leftovers.push(...recorded.retainedRoles.map((r): Leftover => ({ kind: 'IAM role', id: r, detail: 'kept by RETAIN by design; not checked', removeWith: `aws iam list-role-policies --role-name ${r}; delete each with aws iam delete-role-policy, then aws iam delete-role --role-name ${r}` })));
 
