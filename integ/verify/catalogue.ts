@@ -222,8 +222,8 @@ export const ASSERTIONS: readonly AssertionSpec[] = [
     assumption: 'kms-deployer',
     suite: 'core',
     kind: 'deploy-assert',
-    does: 'Deploys a file system with fileSystemEncryptionKey through the CDK deploy role and lists the key\'s grants',
-    confirmedWhen: 'the file system is `available` with that key (the grants the service holds are reported)',
+    does: 'Deploys a file system with fileSystemEncryptionKey through the CDK deploy roles and reads it back (GetFileSystem)',
+    confirmedWhen: 'the file system is `available` with that key (which narrower deployer rights would do stays open)',
     source: 'https://docs.aws.amazon.com/AmazonS3/latest/userguide/s3-files-encryption.html',
   },
   {
@@ -259,7 +259,7 @@ export const ASSERTIONS: readonly AssertionSpec[] = [
     suite: 'core',
     kind: 'benchmark',
     does: 'Runs the benchmark\'s coldStart mode (5 samples of a mounted and an unmounted twin)',
-    confirmedWhen: 'the mount adds less than 2 s to the median init duration (a VPC cold start adds ~1–2 s, a third-party figure)',
+    confirmedWhen: 'the mount adds less than 2 s to the median init duration (no documented figure; 2 s is the top of the third-party figure for a VPC)',
     source: 'README, "Things to know about S3 Files"',
   },
   {
