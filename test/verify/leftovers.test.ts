@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const nothingRecorded: Recorded = { region, stackNames: ['S3FilesVerifyCore'], bucketNames: [], fileSystemIds: ['fs-00000000000000001'], vpcIds: [], clusterNames: ['GoneCluster'] };
 
-test('a clean account: nothing is reported, and every kind was looked for', async () => {
+test('a clean account: nothing is reported, and every kind was looked for [python tools]', async () => {
   // GIVEN an account where the run left nothing (moto empty; the recorded file system and cluster are gone)
   // WHEN the check runs
   const found = await findLeftovers(clients, nothingRecorded);
@@ -49,7 +49,7 @@ test('a clean account: nothing is reported, and every kind was looked for', asyn
   expect(eks.requests).toContain('GET /clusters/GoneCluster');
 });
 
-test('what a failed run leaves is reported, each with the command that removes it, and nothing else', async () => {
+test('what a failed run leaves is reported, each with the command that removes it, and nothing else [python tools]', async () => {
   // GIVEN a stack that was not destroyed, its bucket (with an unrelated bucket beside it), a file system
   // on that bucket with an access point, a network interface in the run's VPC, Lambda log groups of
   // the run (and one of another app), and a cluster whose Pod Identity association remains

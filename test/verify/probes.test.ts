@@ -38,7 +38,7 @@ const run = async (event: ProbeEvent, mount: string) => {
   return { outcome: r.outcome, evidence: decodeEvidence(r.evidence) as Record<string, unknown> };
 };
 
-describe('the verification probe (integ/handlers/verify-probe)', () => {
+describe('the verification probe (integ/handlers/verify-probe) [python tools]', () => {
   test('write-read: confirmed on a writable mount, and a second call repeats the settled result from its state', async () => {
     const mount = tmp();
     const first = await run({ check: 'write-read', salt: 's1' }, mount);
