@@ -66,7 +66,7 @@ wheels()   {
 lint()     { run eslint npx projen eslint && run tsc npx tsc --noEmit -p test/tsconfig.json && integ && run docgen npx projen docgen && api_docs; }
 api_docs() { run api-docs-committed git diff --exit-code --stat -- API.md docs/API.python.md docs/API.java.md \
   || { echo "API docs differ from what docgen writes: run \`npx projen docgen\` and commit them"; return 1; }; }
-integ()    { for n in comparison shared-file-system cross-compute; do run "integ:$n:assert" npx projen "integ:$n:assert" || return 1; done; }
+integ()    { for n in comparison shared-file-system cross-compute verify; do run "integ:$n:assert" npx projen "integ:$n:assert" || return 1; done; }
 bindings() { run test:bindings npx projen test:bindings; }
 
 status=0

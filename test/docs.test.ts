@@ -1,12 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import * as ts from 'typescript';
 import { handWiredStack, libraryStack, policyCharacters } from '../benchmarks/synth';
-import { ImportTrigger, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../src';
+import { ImportTrigger, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../src';
 import { docsText } from './util/docs';
 
 // The numbers the docs state that a computer can check: computed here from the code, the
@@ -424,12 +425,23 @@ describe('every default the README states is the synthesized one', () => {
     }
   }, 120_000);
 
-  test('S3FilesAccessPoint: path /lambda, POSIX user 1000:1000, permissions 755', () => {
-    const said = find(readme, /`path` \(default `([^`]+)`[^)]*\),\s+`posixUser` \(default `\{ uid: (\d+), gid: (\d+) \}`\), `createPermissions` \(default `'(\d+)'`/, 'the access point defaults');
-    expect(one('AWS::S3Files::AccessPoint').Properties).toMatchObject({
+  test('S3FilesAccessPoint: path required (the L3\'s own access point: /lambda), POSIX user 1000:1000, permissions 755', () => {
+    // GIVEN what the docs say of the class
+    const said = find(readme, /`path` \(required;[^)]*the L3's own\s+access point defaults to `([^`]+)`\),\s+`posixUser` \(default `\{ uid: (\d+), gid: (\d+) \}`\), `createPermissions` \(default `'(\d+)'`/,
+      'the access point defaults');
+    // THEN the class itself takes no default path
+    const stack = new Stack(new App(), 'Ap');
+    const fileSystem = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Fs', { fileSystemId: 'fs-0123456789abcdef0' });
+    expect(() => new S3FilesAccessPoint(stack, 'NoPath', { fileSystem } as any)).toThrow(/invalid path undefined: an access point exposes one directory/);
+    // AND its POSIX user and permissions are the stated ones
+    new S3FilesAccessPoint(stack, 'Plain', { fileSystem, path: '/plain' });
+    const [plain] = ofType(Template.fromStack(stack).toJSON(), 'AWS::S3Files::AccessPoint');
+    expect(plain.Properties).toMatchObject({
       PosixUser: { Uid: said[2], Gid: said[3] },
-      RootDirectory: { Path: said[1], CreationPermissions: { OwnerUid: said[2], OwnerGid: said[3], Permissions: said[4] } },
+      RootDirectory: { Path: '/plain', CreationPermissions: { OwnerUid: said[2], OwnerGid: said[3], Permissions: said[4] } },
     });
+    // AND the L3's own access point is at the stated path
+    expect(one('AWS::S3Files::AccessPoint').Properties.RootDirectory.Path).toBe(said[1]);
   });
 
   test('S3FilesMonitoring: the thresholds and periods the README names', () => {

@@ -16,6 +16,9 @@ import { ComparisonStack } from '../../integ/stacks/comparison-stack';
 import { CrossComputeStack } from '../../integ/stacks/cross-compute-stack';
 import { Ec2BenchmarkStack } from '../../integ/stacks/ec2-benchmark-stack';
 import { SharedFileSystemStack } from '../../integ/stacks/shared-file-system-stack';
+import { VerifyCoreStack } from '../../integ/stacks/verify/core-stack';
+import { VerifyAgentCoreStack, VerifyBatchStack, VerifyEksStack } from '../../integ/stacks/verify/opt-in-stacks';
+import { LIFECYCLE_STEPS, VerifyLifecycleStack, VerifyRetainStack } from '../../integ/stacks/verify/retain-lifecycle-stacks';
 import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, EksMount, ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
 import { newCluster } from '../util/eks';
 import { oncePerRun } from '../util/once-per-run';
@@ -187,6 +190,15 @@ export function buildValidatorApp(outdir: string): App {
   EksMount.onCluster(eksCluster, data.addAccessPoint('Models', { path: '/models' }), { claimName: 'models', namespace: 'app', readOnly: true });
   EksMount.addStorageClass(eksCluster, data, { storageClassName: 's3files' });
   acknowledgeUserCluster(kubernetes);
+
+  // The verification app of `npx projen verify` (integ/verify.integ.ts): its test stacks, with the
+  // lifecycle stack in the step that has every change at once (new prefix, read-only, extra client).
+  const verifyCore = new VerifyCoreStack(app, 'S3FilesVerifyCore');
+  new VerifyRetainStack(app, 'S3FilesVerifyRetain');
+  new VerifyLifecycleStack(app, 'S3FilesVerifyLifecycle', { step: LIFECYCLE_STEPS.find((s) => s.name === 'client-added')! });
+  new VerifyBatchStack(app, 'S3FilesVerifyBatch', { core: verifyCore });
+  new VerifyAgentCoreStack(app, 'S3FilesVerifyAgentCore', { core: verifyCore, imageUri: '123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:latest' });
+  acknowledgeUserCluster(new VerifyEksStack(app, 'S3FilesVerifyEks', { core: verifyCore }));
   return app;
 }
 
@@ -300,6 +312,16 @@ export function synthStrict(app: App): void {
 
 function templatesIn(outdir: string): string[] {
   return fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json')).sort().map((f) => path.join(outdir, f));
+}
+
+/**
+ * The verification app's stacks (`npx projen verify`): they grant, on purpose, what the library
+ * never does (a role IAM allows the root, a task without the validation reads) to see the service
+ * refuse it. The IAM audits of what the library writes leave them out; cfn-lint, cdk-nag, checkov
+ * and the IAM lint check them like every other stack.
+ */
+export function isVerificationHarness(templateFileOrStack: string): boolean {
+  return /^S3FilesVerify/.test(path.basename(templateFileOrStack));
 }
 
 /** The project's Python tool venv (test/setup/python-venv.sh makes it). */
