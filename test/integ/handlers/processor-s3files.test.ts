@@ -99,7 +99,11 @@ describe('processor-s3files on a real directory', () => {
     // AND the metadata names exactly the source it describes
     const helloStat = fs.statSync(join(mount.path, 'processed', 'hello world.txt', 'hello world.txt'), { bigint: true });
     expect(fullMeta(mount.path, 'hello world.txt').source).toEqual({
-      modified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), modifiedNs: String(helloStat.mtimeNs), claim: expect.stringMatching(/^\d{13}-[0-9a-f-]{36}$/),
+      modified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      modifiedNs: String(helloStat.mtimeNs),
+      claim: expect.stringMatching(/^\d{13}-[0-9a-f-]{36}$/),
+      // the claim's time: the claiming rename set the file's ctime, and only directories were renamed after it
+      claimedNs: String(helloStat.ctimeNs),
     });
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
