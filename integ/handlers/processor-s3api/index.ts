@@ -43,7 +43,8 @@ import { NotTextError } from '../shared/text-stats';
 
 export { MAX_ATTEMPTS } from './claims';
 export { copyVersion, DEFAULT_COPY_PART_BYTES, MAX_COPY_OBJECT_BYTES } from './copy';
-export { currentVersions, urlDecoded } from './versions';
+export { currentVersions } from './versions';
+export { urlDecoded } from '../shared/names';
 export type { ProcessorEvent } from '../shared/handler';
 
 /** S3 requests are independent HTTPS calls; 16 matches the file-system side so the comparison is fair. */
