@@ -79,7 +79,7 @@ function holdAt(matches: (r: { method: string; key: string; query: URLSearchPara
 const isPartCopy = (r: { method: string; query: URLSearchParams; headers: Record<string, unknown> }) =>
   r.method === 'PUT' && r.query.has('partNumber') && r.query.has('uploadId') && r.headers['x-amz-copy-source'] !== undefined;
 
-describe('processor-s3api killed at exact steps (child process, SIGKILL)', () => {
+describe('"leases and recovery": processor-s3api killed at exact steps (child process, SIGKILL)', () => {
   test('"a multipart copy that a killed run left behind is aborted" (or finished) by the next run, even into the killed run\'s own failed/<claim>/ (issue 41.6)', async () => {
     // GIVEN a 6 MiB object that is not text, moved to failed/ in two parts of 5 MiB (a copy limit of 16 bytes)
     const bucket = await newBucket();
@@ -128,7 +128,7 @@ describe('processor-s3api killed at exact steps (child process, SIGKILL)', () =>
   }, 90_000);
 });
 
-describe('processor-s3api and its timeout (child process; the runner SIGKILLs it at its end, as Lambda does)', () => {
+describe('"deadlines and memory": processor-s3api and its timeout (child process; the runner SIGKILLs it at its end, as Lambda does)', () => {
   test('"a run always returns": an object whose copy outlasts what is left after its read is handed back, copied first by the next run, and processed (issue 41.9)', async () => {
     // GIVEN a 2 MiB object S3 serves in 4.5 s and copies in 5 s (to scale: the 100 MiB object read at ~5.5 MiB/s, a 22 s copy),
     // and runs of 9 s whose copies must end 3 s before the end (reading stops 3 s before it)

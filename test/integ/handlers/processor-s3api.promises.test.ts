@@ -33,7 +33,7 @@ async function keys(Bucket: string, Prefix: string): Promise<string[]> {
   return (res.Contents ?? []).map((o) => decodeURIComponent(o.Key!)).sort();
 }
 
-describe('"any other failure goes to failed/ at once, reported once": objects S3 will not serve', () => {
+describe('"hand-backs and retries", "any other failure goes to failed/ at once, reported once": objects S3 will not serve', () => {
   test('archived (GLACIER, DEEP_ARCHIVE), SSE-C and KMS-denied objects are reported once, parked where they cannot be moved, and never again (issue 41.5)', async () => {
     // GIVEN archived objects (moto refuses to serve or copy them, as S3 does), two that S3 answers for as it does for
     // SSE-C and a KMS key the function may not use (GetObject and CopyObject), and a good one

@@ -49,7 +49,7 @@ async function drain(): Promise<Result[]> {
   return results;
 }
 
-describe('processor-s3files killed at exact steps (bundled handler, SIGKILL)', () => {
+describe('"leases and recovery": processor-s3files killed at exact steps (bundled handler, SIGKILL)', () => {
   test('"every file in inbox/ is processed once into processed/<name>/": a crash while claiming a taken-over file leaves no metadata to be taken for an upload (issue 41.2)', async () => {
     // GIVEN a dead invocation's claim holding report.txt and the metadata it wrote before it died
     const dead = `${Date.now()}-${randomUUID()}`;
@@ -75,7 +75,7 @@ describe('processor-s3files killed at exact steps (bundled handler, SIGKILL)', (
     expect(list(p('failed'))).toEqual([]);
   }, 60_000);
 
-  test('"counted once": a crash between the put-back\'s link and its unlink never leaves a file both claimed and in inbox/ (issue 41.3)', async () => {
+  test('"exactly once, nothing lost": a crash between the put-back\'s link and its unlink never leaves a file both claimed and in inbox/ (issue 41.3)', async () => {
     // GIVEN a file a producer is still writing (it grows while it is read, so the run puts it back)
     fs.writeFileSync(p('inbox', 'growing.txt'), 'one\n');
     // WHEN the run is killed right after the link that gives it its inbox name again

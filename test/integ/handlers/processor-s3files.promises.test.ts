@@ -34,7 +34,7 @@ function failedFiles(): Record<string, string> {
     .flatMap((d) => list(p('failed', d)).map((n) => [`${d}/${n}`, fs.readFileSync(p('failed', d, n), 'utf8')])));
 }
 
-describe('"processed/<name>/ holds the result of the newest upload of the name"', () => {
+describe('"processed/<name>/ holds the result of the newest upload of the name" ("re-uploads: what wins")', () => {
   test('of two uploads with the same modification time (whole seconds, tar x, cp -p, touch -r), the one claimed later is the result, '
     + 'and the other is kept in failed/: "an older result is dropped only once the newer one is in place" (issue 41.1)', async () => {
     // GIVEN upload one of report.txt with a whole-second time, claimed by run A, which is slow to publish
