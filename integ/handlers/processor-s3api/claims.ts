@@ -163,9 +163,9 @@ export class BucketClaims {
     // Attempts count for the same upload only; a run that died holding it counts as one.
     item.attempts = sameUpload ? (marker.attempts ?? 0) + (expired ? 1 : 0) : 0;
     item.carried = sameUpload ? { ...marker.carried, copying: undefined } : {};
-    // A multipart copy a killed run left: aborted, unless it is the same upload's result copy, which is resumed.
+    // A multipart copy a killed run left: resumed for the same upload (the parts it copied stay), otherwise aborted.
     const left = marker.carried?.copying;
-    if (left !== undefined && !(sameUpload && marker.carried?.upload?.key === left && left.startsWith(PROCESSED_PREFIX))) {
+    if (left !== undefined && !(sameUpload && marker.carried?.upload?.key === left)) {
       await abortUploads(this.client, this.bucket, left);
       item.carried = { ...item.carried, upload: undefined };
     }
