@@ -25,6 +25,8 @@ async function main(): Promise<void> {
     ...(timed ? {
       deadline: start + remainingMs - chunkMarginMs, readDeadline: start + remainingMs - readMarginMs, endsAt: start + remainingMs,
     } : {}),
+    // PROCESSOR_LOG=1: the processor's log lines on stderr, to see why a run did what it did.
+    ...(process.env.PROCESSOR_LOG === '1' ? { log: (message: string, extra: unknown) => process.stderr.write(`${message} ${JSON.stringify(extra)}\n`) } : {}),
     ...rest,
   });
   process.stdout.write(`RESULT:${JSON.stringify(result)}\n`);

@@ -6,7 +6,7 @@
  * fit in a whole run is copied in parts, resumed from run to run (./copy.ts).
  */
 import { BucketClaims, Item } from './claims';
-import { copyMs, CopyOptions, partSize } from './copy';
+import { copyMs, CopyOptions, DEFAULT_COPY_PART_BYTES, partSize } from './copy';
 
 /** Kept after the copy deadline: the metadata PUT, the deletes, the claim's release and the lease. */
 export const COPY_FINISH_MS = 3_000;
@@ -33,11 +33,22 @@ export function copiedInParts(clock: CopyClock, item: Item): boolean {
   return item.carried?.upload !== undefined || copyEstimateMs(clock, item) >= clock.copyBy - clock.startedAt;
 }
 
+/**
+ * The part size of a copy in parts: what copies in half a run at the rate seen, within S3's limits
+ * (at least 5 MiB, so an object under 10 MiB is one part and gains nothing), never more than asked.
+ */
+function partBytesFor(clock: CopyClock, item: Item, partBytes?: number): number {
+  if (item.carried?.upload) return item.carried.upload.partBytes;
+  const window = clock.copyBy - clock.startedAt;
+  const fitting = Number.isFinite(window) ? Math.floor((item.size / copyEstimateMs(clock, item)) * (window / 2)) : Infinity;
+  return partSize(item.size, Math.min(partBytes ?? DEFAULT_COPY_PART_BYTES, fitting));
+}
+
 /** Milliseconds reserved before the read deadline for the copy: the whole copy, or one part of it. */
 export function copyReserveMs(clock: CopyClock, item: Item, partBytes?: number): number {
   const whole = copyEstimateMs(clock, item);
   if (!copiedInParts(clock, item) || item.size === 0) return whole;
-  return whole * (Math.min(item.size, item.carried?.upload?.partBytes ?? partSize(item.size, partBytes)) / item.size);
+  return whole * (Math.min(item.size, partBytesFor(clock, item, partBytes)) / item.size);
 }
 
 /** The bounds of one copy of `item` into `key`: the abort signal, parts, the upload to resume, the marker records. */
@@ -47,6 +58,7 @@ export function copyBounds(claims: BucketClaims, clock: CopyClock, item: Item, k
   const partMs = copyReserveMs(clock, item, partBytes);
   return {
     ...(Number.isFinite(left) ? { signal: AbortSignal.timeout(Math.max(0, left)) } : {}),
+    ...(inParts ? { partBytes: partBytesFor(clock, item, partBytes) } : {}),
     inParts,
     resume: item.carried?.upload?.key === key ? item.carried.upload : undefined,
     stopParts: () => clock.now() + partMs > clock.copyBy,

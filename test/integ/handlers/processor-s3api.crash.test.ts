@@ -55,13 +55,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One run in a child process; `kill` (when given) resolves when the test wants it killed. 'killed' when it was. */
 function runChild(options: Record<string, unknown>, kill?: Promise<void>): Promise<Result | 'killed'> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'test/servers/run-process-bucket.ts', JSON.stringify(options)], { cwd: ROOT, env: env() });
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'test/servers/run-process-bucket.ts', JSON.stringify(options)], { cwd: ROOT, env: { ...env(), PROCESSOR_LOG: process.env.PROCESSOR_LOG ?? '' } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => { stdout += d; });
   child.stderr.on('data', (d) => { stderr += d; });
   void kill?.then(() => child.kill('SIGKILL'));
   return new Promise((settle, reject) => child.on('exit', (code, signal) => {
+    if (process.env.PROCESSOR_LOG) process.stdout.write(stderr);
     if (signal === 'SIGKILL') return settle('killed');
     const line = stdout.split('\n').find((l) => l.startsWith('RESULT:'));
     if (code !== 0 || !line) reject(new Error(`child exited ${code}/${signal}: ${stderr.slice(-2000)}`));
@@ -154,5 +155,28 @@ describe('"deadlines and memory": processor-s3api and its timeout (child process
     const published = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'processed/big.txt/big.txt' }));
     expect(await published.Body!.transformToString()).toBe(text);
     expect(await keys(bucket, 'inbox/')).toEqual([]);
+    // AND the second run did not read it again: what the first had counted came with the claim
+    expect(proxy.seen.filter((r) => r.bucket === bucket && r.method === 'GET' && r.key === 'inbox/big.txt')).toHaveLength(1);
+  }, 120_000);
+
+  test('"a run always returns": an object whose copy would not fit in a whole run is copied in parts (issue 41.9)', async () => {
+    // GIVEN a 12 MiB object S3 copies whole in 8 s, longer than a run has for copying (6 s), and a part of 5 MiB in 3 s
+    const bucket = await newBucket();
+    const text = 'slow copy words\n'.repeat(Math.ceil((12 * MIB) / 16));
+    await put(bucket, 'inbox/slow.txt', text);
+    proxy.hooks.push((r) => (r.method === 'PUT' && r.key === 'processed/slow.txt/slow.txt' && r.headers['x-amz-copy-source'] !== undefined
+      ? { delayMs: r.query.has('partNumber') ? 3_000 : 8_000 } : undefined));
+    // WHEN runs come one after the other
+    const runs: (Result | 'killed')[] = [];
+    for (let i = 0; i < 3 && (await keys(bucket, 'inbox/')).length > 0; i++) {
+      runs.push(await runChild({ bucket, remainingMs: 9_000, chunkMarginMs: 8_000, readMarginMs: 3_000, leaseMs: 2_000 }));
+    }
+    // THEN no run was killed; the first stopped its whole copy, the second copied in parts and published it
+    expect(runs).not.toContain('killed');
+    expect((runs as Result[]).map((r) => r.files)).toEqual([0, 1]);
+    expect(proxy.seen.some((r) => r.bucket === bucket && r.key === 'processed/slow.txt/slow.txt' && r.query.has('partNumber'))).toBe(true);
+    const published = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'processed/slow.txt/slow.txt' }));
+    expect(await published.Body!.transformToString()).toBe(text);
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).toEqual([]);
   }, 120_000);
 });
