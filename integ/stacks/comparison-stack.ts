@@ -121,8 +121,10 @@ export class ComparisonStack extends Stack {
     // Claim markers and lease heartbeats (conditional writes, deleted by version when done).
     bucket.grantReadWrite(this.processorS3Api, 'processing/*');
     bucket.grantDelete(this.processorS3Api, 'processing/*');
-    // What cannot be processed is copied to failed/<claim>/ (reported once), like on the mount.
+    // What cannot be processed is copied to failed/<claim>/ (reported once), like on the mount; a copy
+    // in parts that a run could not finish is resumed by the next one (it lists the parts copied).
     bucket.grantPut(this.processorS3Api, 'failed/*');
+    this.processorS3Api.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListMultipartUploadParts'], resources: [bucket.arnForObjects('failed/*')] }));
 
     // The benchmark's "directRead" mode: one processor per mode, otherwise identical to the one above.
     const directReadModes = {

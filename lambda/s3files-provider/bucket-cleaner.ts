@@ -77,29 +77,56 @@ export const BUCKET_CLEANER = new BucketCleanerHandler();
 const cleanerFailed = (message: string): ResourceError => BUCKET_CLEANER.error(message);
 const isCleanerFailure = (error: unknown): boolean => error instanceof ResourceError && error.resourceType === BUCKET_CLEANER_RESOURCE_TYPE;
 
-/** Deletes object versions and delete markers for up to `sliceMs`; true once the bucket is empty. */
+/**
+ * A key as listed with `EncodingType=url` (S3 percent-encodes it, a space possibly as `+`), or as
+ * it came when the answer says it is not encoded.
+ */
+export function listedKey(key: string, encodingType: string | undefined): string {
+  return encodingType === 'url' ? decodeURIComponent(key.replace(/\+/g, ' ')) : key;
+}
+
+/**
+ * Deletes object versions and delete markers for up to `sliceMs`; true once the bucket is empty.
+ * Keys are listed URL-encoded (`EncodingType=url`): without it S3 sends them through XML 1.0, where
+ * a carriage return comes back as a line feed and a delete of that key removes nothing (S3 API
+ * reference, ListObjectVersions: with `encoding-type`, Key, KeyMarker, NextKeyMarker, Prefix and
+ * Delimiter are encoded). A listing that shows again versions just deleted without an error means
+ * the deletes removed nothing: that is said as it is, never taken for an empty bucket.
+ */
 export async function emptyBucketSlice(
   s3: S3Client, bucket: string, now: () => number, sliceMs = EMPTY_SLICE_MS,
 ): Promise<{ empty: boolean; deleted: number }> {
   const stopAt = now() + sliceMs;
   let deleted = 0;
-  do {
+  let justDeleted = new Set<string>();
+  for (let confirmations = 0; ;) {
     // Always from the start: what was deleted is gone, so the first page is what remains.
-    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }));
+    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000, EncodingType: 'url' }));
     const objects = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]
-      .map((v) => ({ Key: v.Key!, VersionId: v.VersionId }));
+      .map((v) => ({ Key: listedKey(v.Key!, page.EncodingType), VersionId: v.VersionId }));
     if (objects.length === 0) return { empty: true, deleted };
+    const still = objects.filter((o) => justDeleted.has(`${o.VersionId}\n${o.Key}`));
+    if (still.length > 0) throw cleanerFailed(deletesRemovedNothing(bucket, still.length, still[0]));
     const result = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
     if (result.Errors?.length) {
       const first = result.Errors[0];
       throw cleanerFailed(`could not empty bucket ${bucket}: ${result.Errors.length} object versions were not deleted `
-        + `(first: ${first.Key} ${first.VersionId ?? ''}: ${first.Code} ${first.Message}). The bucket is kept; fix the cause and retry the stack operation.`);
+        + `(first: ${JSON.stringify(first.Key)} ${first.VersionId ?? ''}: ${first.Code} ${first.Message}). The bucket is kept; fix the cause and retry the stack operation.`);
     }
     deleted += objects.length;
-    // What was listed is gone; without a further page the bucket is now empty.
-    if (!page.IsTruncated) return { empty: true, deleted };
-  } while (now() < stopAt);
-  return { empty: false, deleted };
+    justDeleted = new Set(objects.map((o) => `${o.VersionId}\n${o.Key}`));
+    // Out of time: one more listing (one call) still confirms the deletes of a last page.
+    if (now() >= stopAt && (page.IsTruncated || confirmations++ > 0)) return { empty: false, deleted };
+  }
+}
+
+/** The message when S3 accepted the deletes and the versions are still there. */
+function deletesRemovedNothing(bucket: string, count: number, first: { Key: string; VersionId?: string }): string {
+  return `could not empty bucket ${bucket}: S3 answered the deletes of ${count} object versions without an error, yet they are still listed `
+    + `(first: ${JSON.stringify(first.Key)} ${first.VersionId ?? ''}): the deletes removed nothing. That happens when a listing returns a key in `
+    + 'another form than the one stored (a key holding characters XML 1.0 cannot carry, such as a carriage return, from an S3-compatible '
+    + 'server that ignores EncodingType=url); it is not a permission of the cleaner. The bucket and those objects are kept: delete them '
+    + '(aws s3api delete-object with the exact key and version id), then retry the stack operation.';
 }
 
 /**
@@ -122,6 +149,12 @@ async function attachedFileSystems(client: S3FilesClient, bucketArn: string): Pr
 function isNoSuchBucket(error: unknown): boolean {
   const e = error as { name?: string; Code?: string };
   return e?.name === 'NoSuchBucket' || e?.Code === 'NoSuchBucket' || httpStatusOf(error) === 404;
+}
+
+/** S3's refusal to delete a bucket that holds objects: 409 BucketNotEmpty. */
+function isBucketNotEmpty(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string };
+  return httpStatusOf(error) === 409 && (e?.name === 'BucketNotEmpty' || e?.Code === 'BucketNotEmpty');
 }
 
 /** S3's refusal to delete a bucket a file system is (still) attached to: 409 BucketHasS3FileSystemAttached. */
@@ -169,6 +202,12 @@ export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps
       await deps.s3.send(new DeleteBucketCommand({ Bucket: bucket }));
     } catch (error) {
       if (isNoSuchBucket(error)) return { IsComplete: true };
+      if (isBucketNotEmpty(error)) {
+        // Objects written after it was emptied (a writer still running): emptied again next poll.
+        if (overTotal) throw giveUp(`is still not empty: objects keep being written to it (${describeError(error)})`);
+        deps.log.info('Objects were written to the bucket after it was emptied; emptying it again', { bucket, elapsedSeconds: elapsed });
+        return { IsComplete: false };
+      }
       if (isStillAttached(error)) {
         if (overTotal) throw giveUp(`is empty, but S3 still refuses to delete it (${describeError(error)})`);
         deps.log.info('The bucket is empty; S3 still reports a file system attached, retrying', { bucket, elapsedSeconds: elapsed });
@@ -182,8 +221,11 @@ export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps
     if (isCleanerFailure(error)) throw error;
     if (isNoSuchBucket(error)) return { IsComplete: true };
     if (!isTransient(error)) {
-      throw cleanerFailed(`bucket ${bucket} could not be emptied and deleted: ${describeError(error)}. The bucket is kept. `
-        + 'Check the cleaner\'s policy (s3files:ListFileSystems, s3:ListBucketVersions, s3:DeleteObjectVersion, s3:DeleteBucket), then retry.');
+      // Only a refusal is a matter of the cleaner's policy.
+      const policy = httpStatusOf(error) === 403
+        ? 'Check the cleaner\'s policy (s3files:ListFileSystems, s3:ListBucketVersions, s3:DeleteObjectVersion, s3:DeleteBucket), then retry.'
+        : 'Fix the cause, then retry the stack operation.';
+      throw cleanerFailed(`bucket ${bucket} could not be emptied and deleted: ${describeError(error)}. The bucket is kept. ${policy}`);
     }
     if (overTotal) throw giveUp(`could not be reached (${describeError(error)})`);
     deps.log.warn('Transient error while cleaning the bucket; will retry on the next poll', { bucket, error: describeError(error) });

@@ -23,6 +23,7 @@ import { awaitImported, checkMeta, invokeOnSeeded, NamedText, pollUntil, SEED_CO
 import { s3Client } from '../shared/aws';
 import { errorMessage, intSetting, requireEnv, Timings } from '../shared/common';
 import { renderTable } from '../shared/markdown';
+import { listedKey } from '../shared/names';
 import { observability } from '../shared/observability';
 import { mapPool } from '../shared/pool';
 import { seededText } from '../shared/seed-text';
@@ -210,8 +211,8 @@ async function processors(e: BenchmarkEvent): Promise<BenchmarkResult> {
  * seeded count): refuse to start until both are empty.
  */
 async function assertInboxesEmpty(s3: S3Client, env: Env): Promise<void> {
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: env.bucket, Prefix: 'inbox/', MaxKeys: 6 }));
-  const inS3 = (listed.Contents ?? []).map((o) => o.Key!).filter((k) => k !== 'inbox/');
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: env.bucket, Prefix: 'inbox/', MaxKeys: 6, EncodingType: 'url' }));
+  const inS3 = (listed.Contents ?? []).map((o) => listedKey(o.Key!, listed.EncodingType)).filter((k) => k !== 'inbox/');
   const onMount = await readdir(join(env.mount, 'inbox')).catch(() => [] as string[]);
   if (inS3.length === 0 && onMount.length === 0) return;
   const show = (items: string[]) => `${items.length > 5 ? 'more than 5' : items.length} (${items.slice(0, 5).join(', ')})`;

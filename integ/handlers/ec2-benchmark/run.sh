@@ -1,6 +1,7 @@
 #!/bin/bash
 # The EC2 benchmark (integ app), run once at boot after the S3 Files mount: fio sequential writes
-# and reads on the mount at each size, `aws s3 cp` of the same bytes, and how long a change takes
+# and reads on the mount at each size, `aws s3 cp` of the same bytes (timed without the CLI's
+# start-up, from its own debug log, and as a whole process), and how long a change takes
 # to show on the other side (export: mount -> S3; import: S3 -> mount). node renders results.json
 # and results.md (index.js) and both go to s3://$BUCKET/benchmarks/ec2/<run>/.
 #
@@ -15,8 +16,18 @@ VISIBILITY_TIMEOUT="${VISIBILITY_TIMEOUT:-300}"
 run_id="$(date -u +%Y%m%dT%H%M%SZ)"
 work_name="ec2-benchmark-$run_id"
 work="$MOUNT_DIR/$work_name"
-mkdir -p "$OUT/fio" "$OUT/local" "$work"
+mkdir -p "$OUT/fio" "$OUT/local" "$OUT/s3cp" "$work"
 now_ms() { date +%s%3N; }
+# One `aws s3 cp` of <size> (<bytes>) <direction> from <from> to <to>, with its debug log: the report
+# times the transfer from the CLI's first S3 request (in that log) to its exit, without the CLI's
+# start-up (Python, configuration, credentials), and records the whole process's time beside it.
+s3_cp() {
+  local log="s3cp/$3-$1.log" start end
+  start="$(now_ms)"
+  aws s3 cp --quiet --debug "$4" "$5" 2> "$OUT/$log"
+  end="$(now_ms)"
+  echo "{\"size\":\"$1\",\"bytes\":$2,\"direction\":\"$3\",\"ms\":$(( end - start )),\"endMs\":$end,\"log\":\"$log\"}" >> "$OUT/s3cp.jsonl"
+}
 bytes_of() { numfmt --from=iec "$1"; }
 drop_caches() { sync; echo 3 2>/dev/null > /proc/sys/vm/drop_caches || true; }
 
@@ -30,12 +41,8 @@ for size in $SIZES; do
   # The same bytes through the S3 API.
   head -c "$bytes" /dev/urandom > "$OUT/local/file-$size"
   key="${PREFIX}s3cp-$run_id/file-$size"
-  start="$(now_ms)"
-  aws s3 cp --quiet "$OUT/local/file-$size" "s3://$BUCKET/$key"
-  echo "{\"size\":\"$size\",\"bytes\":$bytes,\"direction\":\"upload\",\"ms\":$(( $(now_ms) - start ))}" >> "$OUT/s3cp.jsonl"
-  start="$(now_ms)"
-  aws s3 cp --quiet "s3://$BUCKET/$key" "$OUT/local/down-$size"
-  echo "{\"size\":\"$size\",\"bytes\":$bytes,\"direction\":\"download\",\"ms\":$(( $(now_ms) - start ))}" >> "$OUT/s3cp.jsonl"
+  s3_cp "$size" "$bytes" upload "$OUT/local/file-$size" "s3://$BUCKET/$key"
+  s3_cp "$size" "$bytes" download "s3://$BUCKET/$key" "$OUT/local/down-$size"
 done
 
 # Export: a file written on the mount, until S3 has it.

@@ -7,6 +7,7 @@
  * object that never fits one run is parked after MAX_ATTEMPTS instead of blocking the inbox.
  */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { abortUploads } from './copy';
 import { keyWithin } from './keys';
 import { isConditionFailure, isGone } from './s3-errors';
 import { CurrentVersion } from './versions';
@@ -38,6 +39,26 @@ export interface Item extends CurrentVersion {
   contentType?: string;
   /** The ETag of what was read: copies and deletes are conditional on it. */
   readEtag?: string;
+  /** What the claim marker carries from run to run for this upload (./claims.ts, `Carried`). */
+  carried?: Carried;
+}
+
+/**
+ * What a claim marker carries for the upload it names, so the next run does not start over:
+ * - `copying`: the key a multipart copy was started for (written before CreateMultipartUpload), so a
+ *   run that takes the claim over from a killed one aborts what it left there (its parts are billed)
+ *   even when that key was the killed run's own `failed/<claim>/<name>`;
+ * - `upload`: that copy's upload id and part size, which a later run of the same upload resumes;
+ * - `read`: what was counted (with the ETag read), so a large object is copied in a run of its own;
+ * - `copyMs`: how long a copy of it ran before it was given up (a lower bound of its copy time);
+ * - `parked`: why S3 will not serve it (and it cannot be moved): the upload is not taken again.
+ */
+export interface Carried {
+  readonly copying?: string;
+  readonly upload?: { readonly key: string; readonly uploadId: string; readonly partBytes: number };
+  readonly read?: { readonly etag?: string; readonly contentType?: string; readonly stats: TextStats };
+  readonly copyMs?: number;
+  readonly parked?: string;
 }
 
 /** A claim marker's content. */
@@ -48,6 +69,7 @@ interface Marker {
   readonly etag?: string;
   readonly attempts?: number;
   readonly released?: boolean;
+  readonly carried?: Carried;
 }
 
 /**
@@ -97,6 +119,7 @@ export class BucketClaims {
   public vanished = 0;
   public recovered = 0;
   public retrying = 0;
+  public parked = 0;
 
   constructor(
     public readonly client: S3Client, public readonly bucket: string, public readonly claimName: string,
@@ -126,14 +149,26 @@ export class BucketClaims {
     });
     if (!held) return false;
     const marker = parseMarker(await held.Body!.transformToString());
+    const sameUpload = marker.versionId === (item.versionId ?? null) && (item.versionId !== undefined || marker.etag === item.etag);
+    // Parked: S3 will not serve this upload and it could not be moved; reported once, when it was parked.
+    if (sameUpload && marker.carried?.parked) {
+      this.parked++;
+      return false;
+    }
     const expired = !marker.released && await this.ownerExpired(marker, held.LastModified!);
     if (!marker.released && !expired) {
       this.skippedClaimed++;
       return false;
     }
     // Attempts count for the same upload only; a run that died holding it counts as one.
-    const sameUpload = marker.versionId === (item.versionId ?? null) && (item.versionId !== undefined || marker.etag === item.etag);
     item.attempts = sameUpload ? (marker.attempts ?? 0) + (expired ? 1 : 0) : 0;
+    item.carried = sameUpload ? { ...marker.carried, copying: undefined } : {};
+    // A multipart copy a killed run left: resumed for the same upload (the parts it copied stay), otherwise aborted.
+    const left = marker.carried?.copying;
+    if (left !== undefined && !(sameUpload && marker.carried?.upload?.key === left)) {
+      await abortUploads(this.client, this.bucket, left);
+      item.carried = { ...item.carried, upload: undefined };
+    }
     try {
       const put = await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: this.markerBody(item), IfMatch: held.ETag }));
       item.markerVersions = [put.VersionId, held.VersionId];
@@ -150,7 +185,7 @@ export class BucketClaims {
   }
 
   /** Whether the marker's owner is dead: its lease object is older than its lease (or gone, judged by the marker's own time). */
-  private async ownerExpired(marker: Marker, markerModified: Date): Promise<boolean> {
+  public async ownerExpired(marker: Pick<Marker, 'owner'>, markerModified: Date): Promise<boolean> {
     const holder = marker.owner ? await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: `${LEASES_PREFIX}${marker.owner}` })).catch((e) => {
       if (isGone(e)) return undefined;
       throw e;
@@ -184,12 +219,13 @@ export class BucketClaims {
 
   /**
    * Leaves the object in the inbox for the next run, its marker rewritten as released with one
-   * more attempt (the next run takes it over at once). Resolves to false when the attempts are used
-   * up and the caller must park it instead.
+   * more attempt (none for a copy that moved on: its parts stay) and what it carries (the next run
+   * takes it over at once). Resolves to false when the attempts are used up and the caller must
+   * park it instead.
    */
-  public async handBack(item: Item, why: string): Promise<boolean> {
-    const attempts = item.attempts + 1;
-    if (attempts >= MAX_ATTEMPTS) return false;
+  public async handBack(item: Item, why: string, countAttempt = true): Promise<boolean> {
+    const attempts = item.attempts + (countAttempt ? 1 : 0);
+    if (countAttempt && attempts >= MAX_ATTEMPTS) return false;
     const Key = markerKey(item);
     try {
       const Body = this.markerBody({ ...item, attempts }, true);
@@ -210,8 +246,44 @@ export class BucketClaims {
     return true;
   }
 
+  /**
+   * Rewrites the claim marker (on the ETag this invocation wrote) to carry `carried` from now on
+   * (marked released when `released`); throws LeaseLost when the claim was taken over.
+   */
+  public async carry(item: Item, carried: Carried, released = false): Promise<void> {
+    item.carried = { ...item.carried, ...carried };
+    try {
+      const Body = this.markerBody(item, released);
+      const put = await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: markerKey(item), Body, IfMatch: item.markerEtag }));
+      item.markerVersions = [put.VersionId, ...(item.markerVersions ?? [])];
+      item.markerEtag = put.ETag;
+    } catch (e) {
+      if (isConditionFailure(e) || isGone(e)) throw new LeaseLost(`the claim on ${item.name} was taken over`);
+      throw e;
+    }
+  }
+
+  /**
+   * Parks an upload S3 will not serve and that could not be moved: it stays in inbox/, its claim
+   * marker stays and records why, so later runs leave this upload alone (a new upload of the name is
+   * processed) and it is reported once, here. False when the marker could not be written.
+   */
+  public async park(item: Item, why: string): Promise<boolean> {
+    try {
+      // Released too: a new upload of the name is taken over at once.
+      await this.carry(item, { parked: why }, true);
+    } catch (e) {
+      if (e instanceof LeaseLost) throw e;
+      return false;
+    }
+    this.fail(item.name, `${why}: it stays in inbox/, parked (its claim marker ${markerKey(item)} records it), and is not reported again; `
+      + 'restore it, or upload it again, to have it processed');
+    return true;
+  }
+
   private markerBody(item: Item, released = false): string {
-    const { key, versionId, etag, attempts } = item;
-    return JSON.stringify({ owner: this.claimName, key, versionId: versionId ?? null, etag, attempts, ...(released ? { released } : {}) });
+    const { key, versionId, etag, attempts, carried } = item;
+    const extra = { ...(carried ? { carried } : {}), ...(released ? { released } : {}) };
+    return JSON.stringify({ owner: this.claimName, key, versionId: versionId ?? null, etag, attempts, ...extra });
   }
 }

@@ -11,24 +11,31 @@
  * 2. GetObject of the listed version, streamed through the counter (./read.ts); if that version is
  *    gone, another invocation processed it meanwhile. An object that cannot be read and copied in
  *    the time left is handed back to the next run, at most MAX_ATTEMPTS times, then parked in failed/;
+ *    one S3 will not serve to this function (archived, SSE-C, a KMS key it may not use) goes to
+ *    failed/ at once, or, when S3 will not copy it either, is parked on its claim marker: reported once;
  * 3. copy that version to `processed/<name>/<name>`, then put the metadata naming the same source
- *    version (./publish.ts): each write conditional, the claim checked before each;
+ *    version (./publish.ts): each write conditional, the claim checked before each; no copy runs
+ *    past the run's end (./bounds.ts): one that would is stopped and handed back with what was read,
+ *    so the next run spends its time on the copy (in parts, resumed, if it never fits one run);
  * 4. delete the version read and every older one (deleting only the version read would let the
  *    previous upload become current again); a version uploaded during the run is neither copied
  *    unread nor deleted, in a bucket without versioning too (copy and delete on the ETag read);
  * 5. delete the claim marker. What cannot be processed (not text, a key the file system cannot
- *    show) is moved to `failed/<claim>/`.
+ *    show) is moved to `failed/<claim>/`. At the end, heartbeats and markers killed runs left and no
+ *    run can take over any more are removed (./sweep.ts).
  * Needs s3:GetObject(Version), s3:PutObject, s3:ListBucket(Versions), s3:ListBucketMultipartUploads,
- * s3:DeleteObject(Version) and s3:AbortMultipartUpload on these prefixes.
+ * s3:ListMultipartUploadParts, s3:DeleteObject(Version) and s3:AbortMultipartUpload on these prefixes.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { S3Client } from '@aws-sdk/client-s3';
+import { copyBounds, CopyClock, COPY_FINISH_MS, copyReserveMs } from './bounds';
 import { BucketClaims, INBOX_PREFIX, Item, LEASES_PREFIX, MAX_ATTEMPTS, S3LeaseStore } from './claims';
-import { copyMs, DEFAULT_COPY_BYTES_PER_SECOND } from './copy';
+import { CopyNotFinished, DEFAULT_COPY_BYTES_PER_SECOND } from './copy';
 import { moveToFailed, PublishOptions, removeFromInbox, SourceChanged, writeResult } from './publish';
 import { NoTimeToCopy, ReadClock, readItem } from './read';
-import { isGone } from './s3-errors';
+import { isGone, unservable } from './s3-errors';
+import { sweep } from './sweep';
 import { currentVersions } from './versions';
 import { s3Client } from '../shared/aws';
 import {
@@ -43,7 +50,8 @@ import { NotTextError } from '../shared/text-stats';
 
 export { MAX_ATTEMPTS } from './claims';
 export { copyVersion, DEFAULT_COPY_PART_BYTES, MAX_COPY_OBJECT_BYTES } from './copy';
-export { currentVersions, urlDecoded } from './versions';
+export { currentVersions } from './versions';
+export { urlDecoded } from '../shared/names';
 export type { ProcessorEvent } from '../shared/handler';
 
 /** S3 requests are independent HTTPS calls; 16 matches the file-system side so the comparison is fair. */
@@ -69,6 +77,8 @@ export interface BucketProcessorOptions {
   readonly deadline?: number;
   /** Epoch ms after which no more bytes are read: objects still being read are left for the next run (default: none). */
   readonly readDeadline?: number;
+  /** Epoch ms at which the invocation ends: no copy request runs past it less COPY_FINISH_MS (default: none). */
+  readonly endsAt?: number;
   /** Bytes per chunk (default 256 MiB). */
   readonly chunkBytes?: number;
   /** How many times a result write is retried after another writer changed the result (default 3). */
@@ -78,7 +88,14 @@ export interface BucketProcessorOptions {
 
 export async function handler(event?: ProcessorEvent | null, context?: DeadlineContext): Promise<ProcessorResult> {
   return runProcessor('processor-s3api', DEFAULT_CONCURRENCY, event, context, (s) => processBucket({
-    client: s3Client(), bucket: requireEnv('BUCKET_NAME'), concurrency: s.concurrency, leaseMs: s.leaseMs, deadline: s.deadline, readDeadline: s.readDeadline, log: s.log,
+    client: s3Client(),
+    bucket: requireEnv('BUCKET_NAME'),
+    concurrency: s.concurrency,
+    leaseMs: s.leaseMs,
+    deadline: s.deadline,
+    readDeadline: s.readDeadline,
+    endsAt: s.endsAt,
+    log: s.log,
   }));
 }
 
@@ -100,11 +117,21 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
   });
   const claims = new BucketClaims(opts.client, opts.bucket, claimName, lease, log);
   await timed(timings, 'claimMs', () => lease.start());
+  const copyBy = (opts.endsAt ?? Infinity) - COPY_FINISH_MS;
+  const copyClock: CopyClock = {
+    // Without an end, every copy fits the run: its start does not matter (and the clock is not read for it).
+    now, startedAt: Number.isFinite(copyBy) ? now() : -Infinity, copyBy, bytesPerSecond: opts.copyBytesPerSecond ?? DEFAULT_COPY_BYTES_PER_SECOND,
+  };
   const ctx: ChunkContext = {
     concurrency: opts.concurrency,
     timings,
-    clock: { now, readBy: opts.readDeadline ?? Infinity, copyMs: (bytes) => copyMs(bytes, opts.copyBytesPerSecond ?? DEFAULT_COPY_BYTES_PER_SECOND) },
-    publish: { attempts: opts.publishAttempts ?? 3, threshold: opts.multipartCopyThresholdBytes, partBytes: opts.copyPartBytes },
+    clock: { now, readBy: opts.readDeadline ?? Infinity, reserveMs: (item) => copyReserveMs(copyClock, item, opts.copyPartBytes) },
+    publish: {
+      attempts: opts.publishAttempts ?? 3,
+      threshold: opts.multipartCopyThresholdBytes,
+      partBytes: opts.copyPartBytes,
+      bounds: (item, key) => copyBounds(claims, copyClock, item, key, opts.copyPartBytes),
+    },
   };
   // End to end in chunks (claim -> read -> write -> delete), so a run that meets its deadline has
   // finished whole files instead of reading everything and moving nothing.
@@ -127,11 +154,12 @@ export async function processBucket(opts: BucketProcessorOptions): Promise<Proce
     stopped = e.message;
     log('stopped early', { reason: e.message });
   } finally {
+    if (stopped === undefined) await timed(timings, 'claimMs', () => sweep(claims));
     await lease.stop();
   }
   timings.totalMs = performance.now() - t0;
-  const { moved: files, errors, recovered, skippedClaimed, vanished, retrying } = claims;
-  const counts = whenSet({ deferred, recovered, skippedClaimed, vanished, retrying, stopped });
+  const { moved: files, errors, recovered, skippedClaimed, vanished, retrying, parked } = claims;
+  const counts = whenSet({ deferred, recovered, skippedClaimed, vanished, retrying, parked, stopped });
   return { files, errors, timings: roundTimings(timings), concurrency: opts.concurrency, ...counts };
 }
 
@@ -187,8 +215,10 @@ async function read(claims: BucketClaims, item: Item, ctx: ChunkContext): Promis
       if (!await claims.handBack(item, e.message)) await moveToFailed(claims, item, `${e.message}; gave up after ${MAX_ATTEMPTS} attempts`, ctx.publish);
       return false;
     }
-    if (e instanceof NotTextError) {
-      await moveToFailed(claims, item, e.message, ctx.publish);
+    const refused = unservable(e);
+    if (e instanceof NotTextError || refused) {
+      // Never readable by this function: moved to failed/ at once (or parked, if S3 will not copy it either), reported once.
+      await moveToFailed(claims, item, refused ? `S3 will not serve it to this function (${refused})` : errorMessage(e), ctx.publish);
       return false;
     }
     // The listed version is gone: another invocation processed it after we listed, or it was deleted.
@@ -206,6 +236,19 @@ async function publishStep(claims: BucketClaims, item: Item, phase: 'copy' | 'me
     return true;
   } catch (e) {
     if (e instanceof LeaseLost) throw e;
+    if (e instanceof CopyNotFinished) {
+      // What was read is kept with the claim, so the next run spends its time on the copy alone (or its next parts).
+      item.carried = {
+        ...item.carried,
+        copying: undefined,
+        read: { etag: item.readEtag, contentType: item.contentType, stats: item.stats! },
+        ...(e.upload ? { upload: e.upload } : { copyMs: Math.max(item.carried?.copyMs ?? 0, e.elapsedMs) }),
+      };
+      if (!await claims.handBack(item, e.message, !e.progressed)) {
+        await moveToFailed(claims, item, `${e.message}; gave up after ${MAX_ATTEMPTS} attempts`, ctx.publish);
+      }
+      return false;
+    }
     if (e instanceof SourceChanged) {
       claims.retrying++;
       claims.log('object left in inbox/ for the next run', { name: item.name, reason: e.message });

@@ -10,9 +10,9 @@
  */
 import { DeleteObjectCommand, DeleteObjectsCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BucketClaims, FAILED_PREFIX, Item, PROCESSED_PREFIX } from './claims';
-import { copyVersion, CopyOptions } from './copy';
+import { CopyNotFinished, copyVersion, CopyOptions } from './copy';
 import { keyWithin, MAX_KEY_BYTES } from './keys';
-import { isConditionFailure, isGone } from './s3-errors';
+import { isConditionFailure, isGone, unservable } from './s3-errors';
 import { errorMessage, metaJson } from '../shared/common';
 import { LeaseLost } from '../shared/lease';
 
@@ -26,6 +26,8 @@ export class SourceChanged extends Error {
 export interface PublishOptions extends Pick<CopyOptions, 'threshold' | 'partBytes'> {
   /** How many times a result write is retried after another writer changed the result. */
   readonly attempts: number;
+  /** The run's bounds on one copy of the item into `key` (./bounds.ts): its deadline, parts, resumed upload. */
+  readonly bounds?: (item: Item, key: string) => CopyOptions;
 }
 
 const dataKeyOf = (item: Item): string => `${PROCESSED_PREFIX}${item.name}/${item.name}`;
@@ -47,7 +49,7 @@ export async function writeResult(claims: BucketClaims, item: Item, phase: 'copy
     await claims.assertClaim(item);
     try {
       if (phase === 'copy') {
-        await copyVersion(client, bucket, copySourceOf(item), Key, { 'source-version-id': source.versionId }, { ...opts, condition });
+        await copyVersion(client, bucket, copySourceOf(item), Key, { 'source-version-id': source.versionId }, { ...opts, ...opts.bounds?.(item, Key), condition });
       } else {
         const Body = metaJson({ name: item.name, ...item.stats!, source });
         await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body, ContentType: 'application/json', ...condition }));
@@ -105,25 +107,39 @@ export async function removeFromInbox(claims: BucketClaims, item: Item): Promise
  * holds its inbox key exactly (base64 of its UTF-8 bytes: always ASCII, and within the 2 KB S3
  * allows for user metadata).
  */
-export async function moveToFailed(claims: BucketClaims, item: Item, why: string, opts: PublishOptions): Promise<void> {
-  const dir = `${FAILED_PREFIX}${claims.claimName}/`;
-  const { key, shortened } = keyWithin(dir, item.name);
+export async function moveToFailed(claims: BucketClaims, item: Item, why: string, opts: PublishOptions): Promise<boolean> {
+  // A move a previous run began (its parts copied) goes on into the same key.
+  const resumed = item.carried?.upload?.key.startsWith(FAILED_PREFIX) ? item.carried.upload.key : undefined;
+  const { key, shortened } = resumed ? { key: resumed, shortened: false } : keyWithin(`${FAILED_PREFIX}${claims.claimName}/`, item.name);
+  const dir = `${key.split('/').slice(0, 2).join('/')}/`;
   const metadata = { 'source-version-id': item.versionId ?? 'null', ...(shortened ? { 'source-key-base64': Buffer.from(item.key, 'utf8').toString('base64') } : {}) };
   try {
     await claims.assertClaim(item);
-    await copyVersion(claims.client, claims.bucket, copySourceOf(item), key, metadata, opts);
+    await copyVersion(claims.client, claims.bucket, copySourceOf(item), key, metadata, { ...opts, ...opts.bounds?.(item, key) });
     await claims.assertClaim(item);
     await removeFromInbox(claims, item);
     claims.fail(item.name, `${why} (moved to ${dir}${shortened ? shortenedNote(dir, item.name, key) : ''})`);
+    await claims.release(item);
+    return true;
   } catch (e) {
     if (e instanceof LeaseLost) throw e;
+    if (e instanceof CopyNotFinished) {
+      // Out of time: the move goes on in the next run (the parts copied stay); nothing to report yet.
+      item.carried = { ...item.carried, copying: undefined, ...(e.upload ? { upload: e.upload } : {}) };
+      await claims.handBack(item, `moving it to failed/: ${e.message}`, false);
+      return false;
+    }
     if (isConditionFailure(e) && await sourceChanged(claims, item)) {
       claims.log('object uploaded again before it could be moved to failed/: left for the next run', { name: item.name, reason: why });
+    } else if (unservable(e)) {
+      // S3 will not copy it either (archived, SSE-C, a KMS key this function may not use): parked, reported once.
+      if (await claims.park(item, `${why}; it cannot be moved to failed/ either (${errorMessage(e)})`)) return false;
     } else {
       claims.fail(item.name, `${why}; could not move it to failed/ (${errorMessage(e)}): it stays in inbox/`);
     }
   }
   await claims.release(item);
+  return false;
 }
 
 /** Where a shortened key put the object, and why, for the report. */

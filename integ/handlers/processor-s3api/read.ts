@@ -30,19 +30,28 @@ export interface ReadClock {
   firstRead?: number;
   /** Epoch ms after which no more bytes are read. */
   readonly readBy: number;
-  /** Milliseconds reserved for copying an object of `bytes`. */
-  readonly copyMs: (bytes: number) => number;
+  /** Milliseconds reserved for copying the item (./bounds.ts): the whole copy, or one part of it. */
+  readonly reserveMs: (item: Item) => number;
 }
 
-/** Counts the item's listed version into `item.stats`; throws NoTimeToCopy, OutOfTime, NotTextError or S3's error. */
+/**
+ * Counts the item's listed version into `item.stats`; throws NoTimeToCopy, OutOfTime, NotTextError
+ * or S3's error. An upload a previous run read and could not copy in time is not read again: its
+ * counts come from the claim marker (./claims.ts, `Carried`), and the copy gets this run's time.
+ */
 export async function readItem(client: S3Client, bucket: string, item: Item, clock: ReadClock, timings: Timings): Promise<void> {
-  const reserve = clock.copyMs(item.size);
+  const reserve = clock.reserveMs(item);
   const stopAt = clock.readBy - reserve;
   // Only the copy's reservation stops an object from starting: past the read deadline itself, an
   // object that arrives in one piece still completes (as a one-block file does on the mount).
   const now = clock.now();
   clock.firstRead ??= now;
   if (now >= stopAt && now < clock.readBy) throw new NoTimeToCopy(item.size, reserve, clock.readBy - now, reserve >= clock.readBy - clock.firstRead);
+  const carried = item.carried?.read;
+  if (carried) {
+    Object.assign(item, { stats: carried.stats, readEtag: carried.etag, contentType: carried.contentType });
+    return;
+  }
   const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: item.key, VersionId: item.versionId }));
   item.contentType = res.ContentType;
   item.readEtag = res.ETag;

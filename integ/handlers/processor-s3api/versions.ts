@@ -5,6 +5,7 @@
  * `\r`, comes back exactly.
  */
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import { listedKey } from '../shared/names';
 
 /** A key whose current version is an object (not a delete marker), with the versions stored before it. */
 export interface CurrentVersion {
@@ -34,7 +35,7 @@ export async function* currentVersions(client: S3Client, bucket: string, prefix:
     const byKey = new Map<string, Acc>();
     if (carried) byKey.set(carried.key, carried);
     // Keys come encoded only when the response says so (S3 does; a server that ignores the parameter sends them as they are).
-    const keyOf = (k: string): string => (page.EncodingType === 'url' ? urlDecoded(k) : k);
+    const keyOf = (k: string): string => listedKey(k, page.EncodingType);
     const acc = (key: string): Acc => {
       let a = byKey.get(key);
       if (!a) byKey.set(key, a = { key, older: [], size: 0 });
@@ -60,12 +61,4 @@ export async function* currentVersions(client: S3Client, bucket: string, prefix:
     if (!page.IsTruncated) return;
     markers = { KeyMarker: nextKey, VersionIdMarker: page.NextVersionIdMarker };
   }
-}
-
-/**
- * A key as listed with `EncodingType=url`: S3 percent-encodes it (a space may come as `+`, so a
- * literal `+` comes as `%2B`), as the SDKs that decode it (botocore's unquote_plus) assume.
- */
-export function urlDecoded(key: string): string {
-  return decodeURIComponent(key.replace(/\+/g, ' '));
 }

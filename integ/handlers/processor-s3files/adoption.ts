@@ -8,12 +8,13 @@ import { Dirent } from 'node:fs';
 import { lstat, mkdir, opendir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Candidate, ClaimDirectory } from './claims';
-import { isErrno, itemDataFile } from './file-io';
+import { isErrno, isLoneMetadata, itemDataFile } from './file-io';
 import { ADOPTED_PREFIX, attemptsOf, CLAIM_DIR_MODE, CLAIM_NAME, LEASE_FILE, REPLACED_PREFIX } from './layout';
 import { lastHeartbeat } from './lease-store';
 import { restoreReplaced } from './publish';
+import { finishPutBack, isPutBack } from './put-back';
 import { errorMessage } from '../shared/common';
-import { unsafeNameReason } from '../shared/names';
+import { RESULT_SUFFIX, unsafeNameReason } from '../shared/names';
 
 /** Moves every expired or released claim directory into ours; resolves to their new paths. */
 export async function adoptExpired(claims: ClaimDirectory): Promise<string[]> {
@@ -50,19 +51,26 @@ export async function adoptExpired(claims: ClaimDirectory): Promise<string[]> {
 /**
  * The claimed files in a directory taken over from another invocation: `<n>/<name>` items (with
  * the times they were handed back), files directly in the claim directory (the layout before item
- * directories), and the items of directories it had itself taken over. Nothing is deleted here.
+ * directories), and the items of directories it had itself taken over. Nothing is deleted here; an
+ * item holding only a result's metadata is marked for failed/, never processed as an upload.
  */
 export async function* adoptedFiles(dir: string): AsyncGenerator<Candidate> {
   for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[])) {
     const path = join(dir, e.name);
-    if (e.name === LEASE_FILE || e.name.startsWith(REPLACED_PREFIX) || unsafeNameReason(e.name)) continue;
+    // Results moved away and put-backs in progress are dealt with once the chunks are done (`settle`).
+    if (e.name === LEASE_FILE || e.name.startsWith(REPLACED_PREFIX) || isPutBack(e.name) || unsafeNameReason(e.name)) continue;
     if (e.isDirectory() && e.name.startsWith(ADOPTED_PREFIX)) {
       yield* adoptedFiles(path);
     } else if (e.isDirectory()) {
       const name = await itemDataFile(path).catch(() => undefined);
       if (name === undefined || unsafeNameReason(name)) continue;
       const st = await lstat(join(path, name)).catch(() => undefined);
-      if (st) yield { name, from: join(path, name), size: st.size, attempts: attemptsOf(e.name), itemDir: path, adopted: true };
+      // Metadata alone (an older version killed mid-takeover): never taken for an upload, kept in failed/.
+      const quarantine = await isLoneMetadata(path, name)
+        ? `metadata of ${name.slice(0, -RESULT_SUFFIX.length)} without its data, left by an invocation killed while it took the file over `
+          + '(the data was claimed on its own): not an upload, kept in failed/ and not published'
+        : undefined;
+      if (st) yield { name, from: join(path, name), size: st.size, attempts: attemptsOf(e.name), itemDir: path, adopted: true, quarantine };
     } else if (e.isFile()) {
       const st = await lstat(path).catch(() => undefined);
       if (st) yield { name: e.name, from: path, size: st.size, attempts: 0, adopted: true };
@@ -73,8 +81,8 @@ export async function* adoptedFiles(dir: string): AsyncGenerator<Candidate> {
 /**
  * After the chunk loop: what is left of a claim directory taken over. Files not processed (the
  * deadline came first) move to item directories of our own claim, handed back whole; results a
- * dead invocation had moved away are published again unless a newer one is there; the lease and
- * empty directories go. Only our own bookkeeping is ever deleted.
+ * dead invocation had moved away are published again unless a newer one is there; put-backs it had
+ * begun are finished; the lease and empty directories go. Only our own bookkeeping is ever deleted.
  */
 export async function settle(claims: ClaimDirectory, dir: string): Promise<void> {
   for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[])) {
@@ -85,6 +93,8 @@ export async function settle(claims: ClaimDirectory, dir: string): Promise<void>
       await settle(claims, path);
     } else if (e.isDirectory() && e.name.startsWith(REPLACED_PREFIX)) {
       await restoreReplaced(claims, path, await itemDataFile(path).catch(() => undefined));
+    } else if (e.isDirectory() && isPutBack(e.name)) {
+      await finishPutBack(claims, path, e.name);
     } else if (e.isDirectory()) {
       await settleItem(claims, path, e.name);
     } else if (e.isFile() && !unsafeNameReason(e.name)) {

@@ -1,13 +1,15 @@
 /**
  * This invocation's claim directory, `processing/<claim>/`, and what becomes of each file in it:
  * claimed with one atomic rename (exactly one invocation wins), then published, handed back to the
- * next invocation, put back in the inbox, or moved to `failed/<claim>/` and reported once. A claimed
+ * next invocation, put back in the inbox (./put-back.ts), or moved to `failed/<claim>/` and
+ * reported once. A claimed
  * file is never deleted. The counters of the run live here too.
  */
-import { link, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CREATE_FLAGS, exists, isErrno, unlinkIfPresent } from './file-io';
+import { CREATE_FLAGS, exists, isErrno, Rank, unlinkIfPresent } from './file-io';
 import { CLAIM_DIR_MODE, DIR_MODE, FILE_MODE, itemDirName, Layout, REPLACED_PREFIX, shown } from './layout';
+import { refusedInPlace } from './refusals';
 import { errorMessage, FileError } from '../shared/common';
 import { Lease, LeaseLost } from '../shared/lease';
 import { TextStats } from '../shared/text-stats';
@@ -39,8 +41,8 @@ export interface Claimed extends Candidate {
   /** `<dir>/<name>`. */
   readonly path: string;
   stats?: TextStats;
-  /** The source's modification time in ns (server clock), which orders results of one name. */
-  modifiedNs?: bigint;
+  /** The source's modification and claim times (server clock), which order results of one name. */
+  rank?: Rank;
   metaWritten?: boolean;
 }
 
@@ -57,7 +59,12 @@ export class ClaimDirectory {
 
   /** A new item directory path in this claim (`<n>` or `<n>-<attempts>`). */
   public nextItemDir(attempts: number): string {
-    return join(this.layout.claimDir, itemDirName(++this.seq, attempts));
+    return join(this.layout.claimDir, itemDirName(this.nextSeq(), attempts));
+  }
+
+  /** A number no other entry of this claim directory has. */
+  public nextSeq(): number {
+    return ++this.seq;
   }
 
   /** Where a result is moved away to while a newer one is published. */
@@ -80,6 +87,7 @@ export class ClaimDirectory {
   /** Claim `c` into its own item directory; undefined if another invocation was first. */
   public async claim(c: Candidate): Promise<Claimed | undefined> {
     const dir = this.nextItemDir(c.attempts);
+    if (c.itemDir) return this.claimItem(c, dir);
     try {
       // Not recursive: if our claim directory was taken over, this fails instead of recreating it.
       await mkdir(dir, { mode: CLAIM_DIR_MODE });
@@ -97,12 +105,26 @@ export class ClaimDirectory {
       return undefined;
     }
     if (c.adopted) this.recovered++;
-    if (c.itemDir) {
-      // The dead invocation's partial metadata for this file, and its now empty item directory.
-      await unlinkIfPresent(join(c.itemDir, `${c.name}.meta.json`)).catch(() => undefined);
-      await rmdir(c.itemDir).catch(() => undefined);
-    }
     return { ...c, dir, path };
+  }
+
+  /**
+   * A taken-over item moves whole, by renaming its directory: the file is not renamed again, so its
+   * ctime stays the time of its first claim (./file-io.ts, `Rank`). The dead invocation's metadata
+   * goes first, so a crash between the two steps leaves the data alone in its item directory (a
+   * claim like any other), never metadata alone, which a later run could take for an upload.
+   */
+  private async claimItem(c: Candidate, dir: string): Promise<Claimed | undefined> {
+    try {
+      await unlinkIfPresent(join(c.itemDir!, `${c.name}.meta.json`));
+      await rename(c.itemDir!, dir);
+    } catch (e) {
+      if (isErrno(e, 'ENOENT') && !await exists(this.layout.claimDir)) throw new LeaseLost('the claim directory was taken over');
+      this.fail(c.name, `claim failed, left in place: ${errorMessage(e)}`);
+      return undefined;
+    }
+    if (c.adopted) this.recovered++;
+    return { ...c, dir, path: join(dir, c.name) };
   }
 
   /**
@@ -185,31 +207,6 @@ export class ClaimDirectory {
   }
 
   /**
-   * A file that changed while it was read is still being written: back to the inbox for a later
-   * run with link(2) + unlink, which never replaces a name that exists (a newer upload); where that
-   * name is taken, or the file system has no hard links (S3 Files), it stays claimed instead. If
-   * the unlink fails, the put-back is undone: a file both claimed and in the inbox would be counted twice.
-   */
-  public async requeue(c: Claimed, why: string): Promise<void> {
-    const back = join(this.layout.inbox, c.name);
-    try {
-      await link(c.path, back);
-    } catch (e) {
-      return this.handBack(c, isErrno(e, 'EEXIST') ? `${why}; a newer file has the name in inbox/ now` : why);
-    }
-    try {
-      await unlink(c.path);
-    } catch (e) {
-      const undone = await this.undoLink(back, c.path);
-      const reason = `${why}; could not put it back in inbox/ (${errorMessage(e)})`;
-      // Not undone: another invocation claimed the inbox name already and processes these bytes.
-      return undone ? this.handBack(c, reason) : this.release(c, `${reason}; another invocation took it from inbox/, this copy is kept`);
-    }
-    await rmdir(c.dir).catch(() => undefined);
-    this.log('file still being written, put back in inbox/ for a later run', { name: c.name, reason: why });
-  }
-
-  /**
    * Moves an entry of the inbox this processor will not process (a symlink, a directory, a name
    * that is not UTF-8) to failed/, so it is reported once, not on every run. `name` is what the
    * report shows; `raw` the name's bytes when they are not UTF-8.
@@ -220,8 +217,16 @@ export class ClaimDirectory {
       this.fail(name, `${why} (moved to ${dir})`);
     } catch (e) {
       // Gone: another invocation moved it first, and reports it.
-      if (!isErrno(e, 'ENOENT')) this.fail(name, `${why}; could not move it to failed/ (${errorMessage(e)}): it stays in inbox/`);
+      if (isErrno(e, 'ENOENT')) return;
+      // This user may not move it (a directory an S3 upload made: root:root 0755): reported once, recorded.
+      if (isErrno(e, 'EACCES', 'EPERM') && await refusedInPlace(this, from, name, raw ?? name, why, e)) return;
+      this.fail(name, `${why}; could not move it to failed/ (${errorMessage(e)}): it stays in inbox/`);
     }
+  }
+
+  /** Removes this run's `failed/<claim>/` if nothing was moved there after all (a move that failed). */
+  public async tidyFailed(): Promise<void> {
+    if (this.failedDir) await rmdir(await this.failedDir.catch(() => join(this.layout.failed, this.layout.claimName))).catch(() => undefined);
   }
 
   /** Moves an entry this processor cannot use out of a claim directory (so the claim can be removed), reported once. */
@@ -232,13 +237,6 @@ export class ClaimDirectory {
     } catch (e) {
       this.fail(name, `${why}; could not move it to failed/ (${errorMessage(e)}): it stays in ${shown(this.layout, path)}`);
     }
-  }
-
-  /** Removes the put-back link if it still is this file (same inode); false when another invocation took it. */
-  private async undoLink(back: string, claimed: string): Promise<boolean> {
-    const [a, b] = await Promise.all([lstat(back).catch(() => undefined), lstat(claimed).catch(() => undefined)]);
-    if (!a || !b || a.ino !== b.ino || a.dev !== b.dev) return false;
-    return unlink(back).then(() => true, () => false);
   }
 }
 

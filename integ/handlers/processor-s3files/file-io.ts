@@ -42,7 +42,7 @@ export class ChangedWhileReading extends Error {}
  * Count a file, streamed. `outOfTime` is checked between reads once the first block is in (so a
  * file that fits one block always completes): past the read deadline the read stops with `OutOfTime`.
  */
-export async function readStats(path: string, timings: Timings, outOfTime: () => boolean): Promise<{ stats: TextStats; modifiedNs: bigint }> {
+export async function readStats(path: string, timings: Timings, outOfTime: () => boolean): Promise<{ stats: TextStats; rank: Rank }> {
   const fh = await open(path, READ_FLAGS);
   try {
     const st = await fh.stat({ bigint: true });
@@ -67,7 +67,7 @@ export async function readStats(path: string, timings: Timings, outOfTime: () =>
     const c0 = performance.now();
     const stats = counter.finish();
     timings.processMs += performance.now() - c0;
-    return { stats, modifiedNs: st.mtimeNs };
+    return { stats, rank: { modifiedNs: st.mtimeNs, claimedNs: st.ctimeNs } };
   } finally {
     await fh.close();
   }
@@ -104,12 +104,48 @@ export async function itemDataFile(dir: string): Promise<string | undefined> {
   return files.sort((a, b) => a.length - b.length || a.localeCompare(b))[0];
 }
 
-/** The source modification time recorded in a result directory, or undefined if unreadable. */
-export async function resultModifiedNs(dir: string, name: string): Promise<bigint | undefined> {
+/**
+ * Which of two uploads of one name is newer: the later modification time, and between equal ones
+ * (whole-second times, `tar x`, `cp -p`, `touch -r`) the one claimed later. `claimedNs` is the
+ * claimed file's status-change time (ctime, server clock) when it was read: Linux file systems set
+ * it on the rename that claims the file, and only directories holding it are renamed after that
+ * (hand-backs, takeovers, publishing), so it stays the time of its first claim; where a file system
+ * does not set it on rename, it is the time the upload was last written or had its times set.
+ */
+export interface Rank {
+  readonly modifiedNs: bigint;
+  readonly claimedNs?: bigint;
+}
+
+/** True when `a` is strictly newer than `b`; uploads that cannot be told apart are neither. */
+export function newer(a: Rank, b: Rank): boolean {
+  if (a.modifiedNs !== b.modifiedNs) return a.modifiedNs > b.modifiedNs;
+  return a.claimedNs !== undefined && b.claimedNs !== undefined && a.claimedNs > b.claimedNs;
+}
+
+/** The rank of the source recorded in a result directory, or undefined if unreadable. */
+export async function resultRank(dir: string, name: string): Promise<Rank | undefined> {
   try {
     const m = JSON.parse(await readFile(join(dir, `${name}${RESULT_SUFFIX}`), 'utf8'));
-    return /^\d+$/.test(m?.source?.modifiedNs ?? '') ? BigInt(m.source.modifiedNs) : undefined;
+    const digits = (v: unknown): v is string => typeof v === 'string' && /^\d+$/.test(v);
+    if (!digits(m?.source?.modifiedNs)) return undefined;
+    return { modifiedNs: BigInt(m.source.modifiedNs), ...(digits(m.source.claimedNs) ? { claimedNs: BigInt(m.source.claimedNs) } : {}) };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether `dir/file` is a result's metadata left without its data (`<name>.meta.json` describing
+ * `<name>`): an older version of this processor could leave one alone in an item directory when it
+ * was killed while taking the item over. It must never be processed as an upload of its own.
+ */
+export async function isLoneMetadata(dir: string, file: string): Promise<boolean> {
+  if (!file.endsWith(RESULT_SUFFIX)) return false;
+  try {
+    const m = JSON.parse(await readFile(join(dir, file), 'utf8'));
+    return m?.name === file.slice(0, -RESULT_SUFFIX.length) && typeof m?.source === 'object' && m.source !== null;
+  } catch {
+    return false;
   }
 }

@@ -15,7 +15,8 @@
  * 3. it reads the claimed file (stopping at the read deadline, even mid-file), writes
  *    `<name>.meta.json` beside it (fsync'd), then publishes the pair with **one** atomic rename of
  *    `<n>/` to `processed/<name>/` (./publish.ts); of two results of one name, the source modified
- *    later wins, and the upload that loses is kept in failed/ and reported;
+ *    later wins (of equal times, the one claimed later), and the upload that loses is kept in
+ *    failed/ and reported;
  * 4. a file that cannot be finished for a reason that may pass (a transient error, the deadline, a
  *    file still being written) is handed back to the next invocation, at most MAX_ATTEMPTS times;
  *    any other failure moves it to `failed/<claim>/`. Nothing ever goes back over a name in the inbox.
@@ -30,6 +31,7 @@ import { inboxFiles } from './inbox';
 import { createClaimDir, LEASE_FILE, layoutOf, prepareLayout, REPLACED_PREFIX } from './layout';
 import { MountLeaseStore } from './lease-store';
 import { publish, restoreReplaced } from './publish';
+import { putBack } from './put-back';
 import {
   chunkSizeFor, DeadlineContext, DEFAULT_CHUNK_BYTES, emptyTimings, errorMessage, metaJson, OutOfTime, ProcessorResult, requireEnv,
   roundTimings, timed, Timings, whenSet, workInChunks,
@@ -182,10 +184,10 @@ async function count(claims: ClaimDirectory, c: Claimed, ctx: ChunkContext): Pro
   try {
     const r = await readStats(c.path, ctx.timings, ctx.outOfTime);
     c.stats = r.stats;
-    c.modifiedNs = r.modifiedNs;
+    c.rank = r.rank;
     return true;
   } catch (e) {
-    if (e instanceof ChangedWhileReading) await claims.requeue(c, e.message);
+    if (e instanceof ChangedWhileReading) await putBack(claims, c, e.message);
     else if (e instanceof OutOfTime || isTransient(e)) await claims.handBack(c, errorMessage(e));
     else await claims.release(c, errorMessage(e));
     return false;
@@ -194,7 +196,8 @@ async function count(claims: ClaimDirectory, c: Claimed, ctx: ChunkContext): Pro
 
 /** Writes `<name>.meta.json` beside the data, naming the source it describes; false when the file was handed back or released. */
 async function writeMeta(claims: ClaimDirectory, c: Claimed): Promise<boolean> {
-  const source = { modified: nsToIso(c.modifiedNs!), modifiedNs: String(c.modifiedNs), claim: claims.layout.claimName };
+  const { modifiedNs, claimedNs } = c.rank!;
+  const source = { modified: nsToIso(modifiedNs), modifiedNs: String(modifiedNs), claimedNs: String(claimedNs), claim: claims.layout.claimName };
   try {
     c.metaWritten = true; // from the first byte: a failed write may leave a partial file
     await writeDurably(`${c.path}.meta.json`, metaJson({ name: c.name, ...c.stats!, source }));
@@ -212,6 +215,7 @@ async function writeMeta(claims: ClaimDirectory, c: Claimed): Promise<boolean> {
  */
 async function finish(claims: ClaimDirectory, stopped: boolean): Promise<void> {
   const { layout, lease, log } = claims;
+  await claims.tidyFailed();
   if (stopped) {
     await lease.stop();
     return;

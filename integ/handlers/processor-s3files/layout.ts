@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage } from '../shared/common';
-import { ensureDir } from '../shared/working-dirs';
+import { ensureDir, mountRoot } from '../shared/working-dirs';
 
 export const LEASE_FILE = '.lease';
 /** A claim directory taken over from a dead invocation, inside the taker's. */
@@ -40,7 +40,8 @@ export interface Layout {
   readonly claimDir: string;
 }
 
-export function layoutOf(root: string): Layout {
+export function layoutOf(mountPath: string): Layout {
+  const root = mountRoot(mountPath);
   const claimName = `${Date.now()}-${randomUUID()}`;
   return {
     root,

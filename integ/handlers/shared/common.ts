@@ -40,6 +40,11 @@ export interface ProcessorResult {
    * it was read. Each is retried a bounded number of times, then reported once.
    */
   readonly retrying?: number;
+  /**
+   * Objects S3 will not serve to the processor and could not be moved to failed/ (archived, SSE-C, a
+   * KMS key it may not use), reported once when they were parked and left alone since (S3 side).
+   */
+  readonly parked?: number;
   /** Why the run stopped early (its lease was lost), if it did. */
   readonly stopped?: string;
 }

@@ -75,3 +75,18 @@ export function encodeCopySource(bucket: string, key: string, versionId?: string
   const path = `${bucket}/${key.split('/').map(enc).join('/')}`;
   return versionId !== undefined ? `${path}?versionId=${encodeURIComponent(versionId)}` : path;
 }
+
+/**
+ * A key as an S3 listing asked for `EncodingType=url` returns it: percent-encoded (a space may come
+ * as `+`, so a literal `+` comes as `%2B`, as the SDKs that decode it, botocore's unquote_plus,
+ * assume), or as it is when the answer does not say `url` (a server that ignores the parameter).
+ * Every listing asks for it: without it a key holding `\r` comes back through XML 1.0 as `\n`.
+ */
+export function listedKey(key: string, encodingType: string | undefined): string {
+  return encodingType === 'url' ? urlDecoded(key) : key;
+}
+
+/** A key as listed with `EncodingType=url`, decoded. */
+export function urlDecoded(key: string): string {
+  return decodeURIComponent(key.replace(/\+/g, ' '));
+}

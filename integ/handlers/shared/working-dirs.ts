@@ -10,6 +10,15 @@ import { join } from 'node:path';
 export const WORKING_DIRECTORIES = ['inbox', 'processed', 'processing', 'failed'] as const;
 const DIR_MODE = 0o755;
 
+/**
+ * MOUNT_PATH without trailing slashes (ECS and Batch `containerPath` and AgentCore `mountPath` accept
+ * one): paths shown in reports are cut from it by length, so `/mnt/data/` would name `ailed/...`.
+ */
+export function mountRoot(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed === '' && path !== '' ? '/' : trimmed;
+}
+
 /** Permission bits of a mode, in octal as `ls -l` users know them. */
 function modeBits(mode: number): string {
   return (mode % 0o10000).toString(8);

@@ -128,6 +128,58 @@ describe('run.sh: the EC2 benchmark end to end, against real fio and a stub aws 
     }
   }, 120_000);
 
+  test('the S3 column times the transfer without the CLI\'s start-up, as fio\'s bandwidth leaves out fio\'s, and says what each column includes (issue 41.8)', () => {
+    // GIVEN a CLI that spends 1.5 s starting up and 0.3 s on each transfer of 1 MiB
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-ec2bench-'));
+    const s3root = path.join(dir, 'bucket');
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(path.join(s3root, 'bench'), { recursive: true });
+    fs.mkdirSync(bin);
+    fs.copyFileSync(AWS_STUB, path.join(bin, 'aws'));
+    fs.chmodSync(path.join(bin, 'aws'), 0o755);
+    fs.writeFileSync(path.join(bin, 'fio'), `#!/bin/bash\nexec bash ${JSON.stringify(path.join(ROOT, 'test', 'servers', 'fio-replay.sh'))} "$@"\n`, { mode: 0o755 });
+    try {
+      // WHEN the benchmark runs
+      const run = spawnSync('bash', [RUN_SH], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          PATH: `${bin}:${process.env.PATH}`,
+          S3ROOT: s3root,
+          MOUNT_DIR: path.join(s3root, 'bench'),
+          BUCKET: 'bench-bucket',
+          PREFIX: 'bench/',
+          OUT: path.join(dir, 'out'),
+          REPORT: REPORT_JS,
+          SIZES: '1M',
+          VISIBILITY_TIMEOUT: '5',
+          STUB_STARTUP_MS: '1500',
+          STUB_TRANSFER_MS: '300',
+        },
+      });
+      expect(run.stderr).toBe('');
+      const [runId] = fs.readdirSync(path.join(s3root, 'benchmarks', 'ec2'));
+      const uploaded = path.join(s3root, 'benchmarks', 'ec2', runId);
+      const report = JSON.parse(fs.readFileSync(path.join(uploaded, 'results.json'), 'utf8'));
+      // THEN each copy's transfer leaves the start-up out; the process time keeps it
+      for (const c of report.copies) {
+        expect(c.ms).toBeGreaterThanOrEqual(1800);
+        expect(c.transferMs).toBeGreaterThanOrEqual(300);
+        expect(c.transferMs).toBeLessThan(1200);
+      }
+      const [s] = report.sizes;
+      expect(s.s3UploadMiBps).toBeGreaterThan(1 / 1.2);
+      expect(s.s3UploadProcessMiBps).toBeLessThan(1 / 1.8);
+      // AND the table says what each column includes
+      const markdown = fs.readFileSync(path.join(uploaded, 'results.md'), 'utf8');
+      expect(markdown).toContain('| File size | Mount write (fio) | S3 upload (transfer) | S3 upload (whole CLI process) | Mount read (fio) | S3 download (transfer) |');
+      expect(markdown).toContain('fio\'s own start-up excluded');
+      expect(markdown).toContain('the CLI\'s start-up (Python, configuration, credentials) excluded');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   test('a change that never shows is reported as timed out, not hung', () => {
     // GIVEN visibility results with a timeout, WHEN rendered
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3files-ec2report-'));

@@ -76,7 +76,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const isInboxDelete = (cmd: unknown, key: string) => (cmd instanceof DeleteObjectCommand && cmd.input.Key === key)
   || (cmd instanceof DeleteObjectsCommand && (cmd.input.Delete?.Objects ?? []).some((o) => o.Key === key));
 
-describe('unversioned buckets: copy and delete only what was read', () => {
+describe('"nothing else is deleted or replaced": unversioned buckets, copy and delete only what was read', () => {
   test('a re-upload that lands after the copy is not deleted unread: the next run processes it', async () => {
     // GIVEN a bucket without versioning, and a producer that uploads report.txt again right before the inbox delete
     const bucket = await newBucket(false);
@@ -141,7 +141,7 @@ describe('unversioned buckets: copy and delete only what was read', () => {
   });
 });
 
-describe('no object blocks the others', () => {
+describe('"hand-backs and retries": no object blocks the others', () => {
   test('an object over the chunk cap that is never read within one run is parked in failed/ after 5 attempts, and the keys after it are processed', async () => {
     // GIVEN a 2 MB object first in key order (it arrives in several pieces) and a small one after it; chunks of at most 1 KiB
     const bucket = await newBucket();
@@ -208,7 +208,7 @@ describe('no object blocks the others', () => {
   });
 });
 
-describe('re-uploads: processed/<name>/ holds the result of the newest upload (the same on both sides)', () => {
+describe('"processed/<name>/ holds the result of the newest upload of the name": re-uploads (the same on both sides)', () => {
   test('a newer upload replaces the older result, data and metadata together: counted in files, not reported, not superseded; the older result stays a noncurrent version', async () => {
     // GIVEN the result of r.txt in a versioned bucket (the library's bucket is versioned)
     const bucket = await newBucket();
@@ -233,7 +233,7 @@ describe('re-uploads: processed/<name>/ holds the result of the newest upload (t
   });
 });
 
-describe('reported once, or processed', () => {
+describe('"every file in inbox/ is processed once into processed/<name>/, or reported once in failed/ with a reason": reported once, or processed', () => {
   test('binary content, over-long names and keys in sub-directories are moved to failed/ and reported once, not on every run', async () => {
     // GIVEN a binary object, a name too long for its result, a key in a sub-directory, and a good one
     const bucket = await newBucket();

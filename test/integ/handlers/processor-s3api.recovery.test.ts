@@ -2,14 +2,13 @@
  * processor-s3api against moto: stalled writers after a takeover, deadlines inside reads, chunk
  * bytes, phase timings and keys XML cannot carry (issue 22).
  */
-import { Readable } from 'node:stream';
 import {
-  CopyObjectCommand, CreateBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command,
-  ListObjectVersionsCommand, PutBucketVersioningCommand, PutObjectCommand, S3Client,
+  CopyObjectCommand, CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutBucketVersioningCommand, PutObjectCommand,
+  S3Client,
 } from '@aws-sdk/client-s3';
-import { mockClient } from 'aws-sdk-client-mock';
 import { processBucket } from '../../../integ/handlers/processor-s3api/index';
 import { MotoServer, startMotoServer } from '../../servers/moto-server';
+import { S3Proxy } from '../../servers/s3-proxy';
 
 let moto: MotoServer;
 let s3: S3Client;
@@ -165,37 +164,27 @@ describe('processor-s3api: takeovers, deadlines and keys (moto)', () => {
   }, 30_000);
 });
 
-describe('processor-s3api listing keys XML 1.0 cannot carry (narrow SDK mock: moto 5.2.5 ignores encoding-type on ListObjectVersions)', () => {
-  // Created in beforeAll: mockClient patches every S3Client, which must not leak into the moto tests.
-  let mock: ReturnType<typeof mockClient>;
-  beforeAll(() => { mock = mockClient(S3Client); });
-  afterAll(() => mock.restore());
+describe('processor-s3api listing keys XML 1.0 cannot carry (moto behind test/servers/s3-proxy.ts, which encodes ListObjectVersions as S3 does)', () => {
+  let proxy: S3Proxy;
+  beforeAll(async () => { proxy = await S3Proxy.start(moto.url); });
+  afterAll(async () => proxy?.stop());
 
   test('asks for EncodingType=url and decodes the keys S3 encodes, so a key holding \\r is read and published exactly', async () => {
-    // GIVEN S3's answer for inbox/carriage\rreturn 1+1.txt, encoded (a space may come as "+", a "+" as %2B), over two pages
-    const client = new S3Client({ region: 'us-east-1' });
-    mock.on(ListObjectVersionsCommand).resolvesOnce({
-      EncodingType: 'url',
-      IsTruncated: true,
-      NextKeyMarker: 'inbox/carriage%0Dreturn+1%2B1.txt',
-      NextVersionIdMarker: 'v1',
-      Versions: [{ Key: 'inbox/carriage%0Dreturn+1%2B1.txt', VersionId: 'v1', IsLatest: true, Size: 6 }],
-    } as never).resolvesOnce({ EncodingType: 'url', IsTruncated: false } as never);
-    mock.on(GetObjectCommand).callsFake(() => ({ Body: Readable.from([Buffer.from('two w\n')]) }));
-    mock.on(PutObjectCommand).resolves({ VersionId: 'm1', ETag: '"e"' });
-    mock.on(HeadObjectCommand).resolves({ LastModified: new Date(), ETag: '"e"' });
-    mock.on(CopyObjectCommand).resolves({});
-    mock.on(DeleteObjectsCommand).resolves({});
-    mock.on(DeleteObjectCommand).resolves({});
+    // GIVEN inbox/carriage\rreturn 1+1.txt (a space comes encoded as "+", a "+" as %2B) and one after it, one key per listing page
+    const bucket = await newBucket();
+    const name = 'carriage\rreturn 1+1.txt';
+    await put(bucket, `inbox/${name}`, 'two w\n');
+    await put(bucket, 'inbox/z.txt', 'z\n');
+    const client = new S3Client({ forcePathStyle: true, endpoint: proxy.url });
     // WHEN
-    const result = await processBucket({ client, bucket: 'bkt', concurrency: 1 });
-    // THEN the listing asked for encoded keys, the marker of the next page was the decoded key, and every call used the exact key
-    expect(result).toMatchObject({ files: 1, errors: [] });
-    const lists = mock.commandCalls(ListObjectVersionsCommand).map((c) => c.args[0].input);
-    expect(lists.map((l) => l.EncodingType)).toEqual(['url', 'url']);
-    expect(lists[1].KeyMarker).toBe('inbox/carriage\rreturn 1+1.txt');
-    expect(mock.commandCalls(GetObjectCommand).map((c) => c.args[0].input.Key)).toEqual(['inbox/carriage\rreturn 1+1.txt']);
-    expect(mock.commandCalls(CopyObjectCommand).map((c) => c.args[0].input.Key)).toEqual(['processed/carriage\rreturn 1+1.txt/carriage\rreturn 1+1.txt']);
-    expect(mock.commandCalls(DeleteObjectsCommand).map((c) => c.args[0].input.Delete!.Objects![0].Key)).toEqual(['inbox/carriage\rreturn 1+1.txt']);
+    const result = await processBucket({ client, bucket, concurrency: 1, listPageSize: 1 });
+    client.destroy();
+    // THEN every listing asked for encoded keys; the object was read, published and deleted under its exact key
+    expect(result).toMatchObject({ files: 2, errors: [] });
+    const listings = proxy.seen.filter((r) => r.bucket === bucket && r.query.has('versions'));
+    expect(listings.map((r) => r.query.get('encoding-type'))).toEqual(listings.map(() => 'url'));
+    expect(listings.map((r) => r.query.get('key-marker'))).toContain(`inbox/${name}`);
+    expect(await get(bucket, `processed/${name}/${name}`)).toBe('two w\n');
+    expect(await keys(bucket, 'inbox/')).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ function runChild(env: Record<string, string>): Promise<{ files: number; errors:
   });
 }
 
-describe('processor-s3files: several processes on one inbox', () => {
+describe('"exactly once, nothing lost": processor-s3files, several processes on one inbox', () => {
   let mount: ReturnType<typeof tempMount>;
   beforeEach(() => { mount = tempMount(); });
   afterEach(() => mount.cleanup());
@@ -163,7 +163,7 @@ async function until(cond: () => boolean, timeoutMs: number, what: string): Prom
   }
 }
 
-describe('processor-s3files leases: killed, paused and clock-skewed invocations (bundled handler, child processes)', () => {
+describe('"leases and recovery": processor-s3files killed, paused and clock-skewed (bundled handler, child processes)', () => {
   let mount: ReturnType<typeof tempMount>;
   beforeEach(() => { mount = tempMount(); });
   afterEach(() => mount.cleanup());
@@ -272,7 +272,7 @@ describe('processor-s3files leases: killed, paused and clock-skewed invocations 
   }, 120_000);
 });
 
-describe('processor-s3files memory (bundled handler, child process)', () => {
+describe('"deadlines and memory": processor-s3files memory (bundled handler, child process)', () => {
   let mount: ReturnType<typeof tempMount>;
   beforeEach(() => { mount = tempMount(); });
   afterEach(() => mount.cleanup());

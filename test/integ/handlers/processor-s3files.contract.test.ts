@@ -49,7 +49,7 @@ function claimedFiles(): string[] {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('nothing lost', () => {
+describe('"nothing else is deleted or replaced": nothing lost', () => {
   test('an upload restored with an older modification time (cp -p) is kept in failed/ and named, never deleted', async () => {
     // GIVEN a result of report.txt from an upload modified at T2, and a restored copy modified at T1 < T2
     const t1 = new Date('2026-01-01T00:00:00.000Z');
@@ -90,7 +90,7 @@ function failedFiles(): Record<string, Buffer> {
   return Object.fromEntries(list(p('failed')).flatMap((d) => list(p('failed', d)).map((n) => [`${d}/${n}`, fs.readFileSync(p('failed', d, n))])));
 }
 
-describe('re-uploads: processed/<name>/ holds the result of the newest upload (the same on both sides)', () => {
+describe('"processed/<name>/ holds the result of the newest upload of the name": re-uploads (the same on both sides)', () => {
   test('a newer upload replaces the older result, data and metadata together: counted in files, not reported, not superseded', async () => {
     // GIVEN the result of r.txt from an upload a minute old
     inbox('r.txt', 'the first upload\n');
@@ -112,7 +112,7 @@ describe('re-uploads: processed/<name>/ holds the result of the newest upload (t
   });
 });
 
-describe('re-uploads: an older result is dropped only once the newer one is in place', () => {
+describe('"nothing else is deleted or replaced": an older result is dropped only once the newer one is in place', () => {
   test('when publishing the newer result fails after the older was moved away, the older result is published again and the newer upload kept', async () => {
     // GIVEN the result of r.txt, a newer upload, and a rename into processed/ that fails (EIO) once the older result is moved away
     inbox('r.txt', 'the first upload\n');
@@ -263,7 +263,7 @@ describe('reported once', () => {
   });
 });
 
-describe('never duplicated', () => {
+describe('"exactly once, nothing lost": never duplicated', () => {
   test('when unlink fails after the put-back link, the file is in exactly one place and is processed once', async () => {
     // GIVEN a file that grows while it is read (so it is put back in inbox/ with link + unlink) ...
     inbox('growing.txt', 'one\n');

@@ -264,7 +264,7 @@ describe('publishing and putting back', () => {
   });
 });
 
-describe('deadlines, bytes and transient errors', () => {
+describe('"hand-backs and retries": deadlines, bytes and transient errors', () => {
   /** A clock that jumps past the deadlines once `name` has had `reads` reads; counts reads of it made after that. */
   function lateAfterReads(name: string, reads: number): { now: () => number; readsAfter: () => number } {
     let late = false;

@@ -99,7 +99,11 @@ describe('processor-s3files on a real directory', () => {
     // AND the metadata names exactly the source it describes
     const helloStat = fs.statSync(join(mount.path, 'processed', 'hello world.txt', 'hello world.txt'), { bigint: true });
     expect(fullMeta(mount.path, 'hello world.txt').source).toEqual({
-      modified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), modifiedNs: String(helloStat.mtimeNs), claim: expect.stringMatching(/^\d{13}-[0-9a-f-]{36}$/),
+      modified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      modifiedNs: String(helloStat.mtimeNs),
+      claim: expect.stringMatching(/^\d{13}-[0-9a-f-]{36}$/),
+      // the claim's time: the claiming rename set the file's ctime, and only directories were renamed after it
+      claimedNs: String(helloStat.ctimeNs),
     });
     expect(list(join(mount.path, 'inbox'))).toEqual([]);
     expect(list(join(mount.path, 'processing'))).toEqual([]);
@@ -313,7 +317,7 @@ describe('processor-s3files on a real directory', () => {
     expect(second).toMatchObject({ files: 0, errors: [] });
   });
 
-  test('files still being written are not claimed: dotfiles, NFS silly-renames and temporary suffixes are skipped quietly', async () => {
+  test('"what a producer must do": files still being written are not claimed: dotfiles, NFS silly-renames and temporary suffixes are skipped quietly', async () => {
     // GIVEN a producer's write-then-rename temp file, tool temp names, an .nfs file, and a finished file
     for (const name of ['.report.csv.tmp', 'upload.part', 'movie.crdownload', 'notes.txt~', '.nfs0000000000abc1', 'data.TMP']) inbox(name, 'partial\n');
     inbox('report.csv', 'a,b\n');
@@ -625,7 +629,7 @@ describe('processor-s3files on a real directory', () => {
   });
 });
 
-describe('processor-s3files as a non-root access point user (uid 1000) on S3-born directories', () => {
+describe('"ownership": processor-s3files as a non-root access point user (uid 1000) on S3-born directories', () => {
   // The bundled handler (what deploys) runs in a child process as uid 1000, the library's default
   // access point user. Only root can start a child as another user.
   const asRoot = RUNS_AS_ROOT;
