@@ -1,7 +1,9 @@
-import { Stack, Token } from 'aws-cdk-lib';
+import { Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { S3FilesMountOptions } from './options';
+import { stateOf } from '../private/construct-state';
 import { invalid } from '../private/messages';
+import { clientActionsLabel } from '../private/mount/client-actions';
 import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
 import { joinSecurityGroup } from '../private/mount/network';
 import { requireAccessPoint } from '../private/mount/shapes';
@@ -66,6 +68,8 @@ export class AgentCoreMount {
       invalid(runtime, 'mountPath', mountPath, 'the runtime already mounts a file system there', 'give each mount its own `mountPath`');
     }
     cfn.filesystemConfigurations = [...existing, { s3FilesAccessPoint: { accessPointArn: accessPoint.accessPointArn, mountPath } }];
+    // A change of what a mount may do changes the runtime's configuration (a new runtime version).
+    runtimeClientActions(cfn).set(mountPath, clientActionsLabel(options));
 
     mountAccessPoint(accessPoint, {
       scope: runtime,
@@ -87,4 +91,22 @@ export class AgentCoreMount {
 
   // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
   private constructor() {}
+}
+
+/** The environment variable that names each mount's client actions (`/mnt/a=ClientMount,ClientWrite;…`). */
+const CLIENT_ACTIONS_VARIABLE = 'S3FILES_CLIENT_ACTIONS';
+
+/** The runtime's mounts and their client actions, rendered into its environment (once per runtime; sorted, so order does not matter). */
+function runtimeClientActions(cfn: agentcore.CfnRuntime): Map<string, string> {
+  return stateOf(cfn, 'cdk-s3files-lambda.ClientActions', () => {
+    const actions = new Map<string, string>();
+    const rendered = cfn.environmentVariables;
+    cfn.environmentVariables = Lazy.any({
+      produce: () => ({
+        ...(Stack.of(cfn).resolve(rendered) as Record<string, string> | undefined),
+        [CLIENT_ACTIONS_VARIABLE]: [...actions.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([path, label]) => `${path}=${label}`).join(';'),
+      }),
+    });
+    return actions;
+  });
 }

@@ -7,6 +7,7 @@ import { S3FilesMountOptions } from './options';
 import { autoScalingGroupUserData, launchTemplateConnections } from '../private/compat';
 import { stateOf } from '../private/construct-state';
 import { invalid, Shown, warn } from '../private/messages';
+import { clientActionsLabel } from '../private/mount/client-actions';
 import { mountCommand, MOUNT_FUNCTION } from '../private/mount/ec2-user-data';
 import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
 import { requireAccessPoint } from '../private/mount/shapes';
@@ -265,6 +266,7 @@ function mountOnEc2(target: Ec2Target, accessPoint: IS3FilesAccessPoint, options
       mountPath,
       readOnly,
       timeoutSeconds,
+      clientActions: clientActionsLabel(options),
     }));
   }
   mountAccessPoint(accessPoint, {

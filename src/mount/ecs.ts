@@ -4,6 +4,7 @@ import { S3FilesMountOptions } from './options';
 import { patchTaskDefinitionVolumes } from '../private/compat';
 import { stateOf } from '../private/construct-state';
 import { invalid, warn } from '../private/messages';
+import { clientActionsLabel } from '../private/mount/client-actions';
 import { addMountPoint, checkSameVolume, S3FilesVolume, volumeConfig, volumeName } from '../private/mount/container-volumes';
 import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
 import { joinSecurityGroup } from '../private/mount/network';
@@ -102,6 +103,8 @@ export class EcsMount {
       }
       addMountPoint(taskDefinition, container.node.path, container.mountPoints,
         { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => container.addMountPoints(m));
+      // A change of what the mount may do makes a new revision: a service replaces its tasks, which mount anew.
+      container.addDockerLabel(`cdk-s3files-lambda.client-actions.${name}`, clientActionsLabel(options));
     }
     // Every service and task that uses this task definition references it, so they start only once
     // the access point and the mount targets are available.

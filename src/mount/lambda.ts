@@ -2,6 +2,7 @@ import { Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { S3FilesClientOptions } from './options';
 import { directS3ReadOf } from '../private/compat';
+import { clientActionsLabel } from '../private/mount/client-actions';
 import { invalid, warn, warnUnresolved } from '../private/messages';
 import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
 import { joinSecurityGroup } from '../private/mount/network';
@@ -9,6 +10,8 @@ import { requireAccessPoint } from '../private/mount/shapes';
 import { validateMountPath } from '../private/validation';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 
+/** The environment variable that names the mount's client actions (`ClientMount,ClientWrite`). */
+const CLIENT_ACTIONS_VARIABLE = 'S3FILES_CLIENT_ACTIONS';
 /** Lambda turns AUTO direct reads on only from this memory size. */
 const AUTO_DIRECT_READ_MIN_MEMORY_MB = 512;
 /** Lambda attaches at most this many security groups to a function. */
@@ -77,6 +80,8 @@ export class LambdaMount {
     const directRead = options.directS3Read ? directS3ReadOf(options.directS3Read) : { mode: 'AUTO', wantsGrant: true };
     cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath, s3FilesConfig: { directS3Read: directRead.mode } }];
     fn.addEnvironment('MOUNT_PATH', mountPath);
+    // A change of what the mount may do changes the configuration: new execution environments mount anew.
+    fn.addEnvironment(CLIENT_ACTIONS_VARIABLE, clientActionsLabel(options));
 
     const subnetIds = (cfn.vpcConfig as lambda.CfnFunction.VpcConfigProperty | undefined)?.subnetIds;
     mountAccessPoint(accessPoint, {

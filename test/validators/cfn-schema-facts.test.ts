@@ -17,6 +17,8 @@ const TYPES = [
   // EKS (test/lifecycle/eks.test.ts): the driver's resources, and those of the cluster and its VPC
   'AWS::EC2::EIP', 'AWS::EC2::InternetGateway', 'AWS::EC2::NatGateway', 'AWS::EC2::VPCGatewayAttachment', 'AWS::EKS::Addon',
   'AWS::EKS::Nodegroup', 'AWS::EKS::PodIdentityAssociation', 'AWS::Lambda::LayerVersion', 'AWS::SSM::Parameter',
+  // test/lifecycle/revoked-rights.test.ts
+  'AWS::BedrockAgentCore::Runtime',
 ];
 
 const VENDORED = path.join(__dirname, '..', 'lifecycle', 'cfn-schema-facts.json');

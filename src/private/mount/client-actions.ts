@@ -10,6 +10,16 @@ export const CLIENT_READ_WRITE_ACTIONS: string[] = [CLIENT_MOUNT, CLIENT_WRITE];
 /** What `grantRootAccess` gives. */
 export const CLIENT_ROOT_ACTIONS: string[] = [CLIENT_MOUNT, CLIENT_WRITE, CLIENT_ROOT_ACCESS];
 
+/**
+ * The client actions of a mount as its compute's configuration names them (`ClientMount,ClientWrite`).
+ * S3 Files authorizes a client when it mounts, so a revoked right holds until it mounts again: each
+ * compute carries this in what makes it mount again when it changes (a Lambda function's and an
+ * AgentCore runtime's environment, an ECS task definition, the EC2 user data).
+ */
+export function clientActionsLabel(options: { readonly readOnly?: boolean; readonly rootAccess?: boolean }): string {
+  return clientActions(options).map((a) => a.slice('s3files:'.length)).join(',');
+}
+
 /** The client actions of a mount: read, read-write, plus root access when asked. */
 export function clientActions(options: { readonly readOnly?: boolean; readonly rootAccess?: boolean }): string[] {
   const actions = options.readOnly ? [...CLIENT_READ_ACTIONS] : [...CLIENT_READ_WRITE_ACTIONS];

@@ -127,6 +127,8 @@ if [ -n "$calls" ]; then bash -c "$mounts"; fi
 export const MOUNT_FUNCTION = String.raw`s3files_mount() (
   set -euo pipefail
   fs_id="$1"; access_point="$2"; mount_path="$3"; read_only="$4"; min_version="$5"; timeout="$6"
+  # The mount's client actions (a 7th argument since they are named in the user data; older lines have none).
+  client_actions=unnamed; if [ "$#" -ge 7 ]; then client_actions="$7"; fi
   log() { echo "s3files_mount: $*" >&2; }
   @REPLACE_FILE@
   install_per_boot() {
@@ -242,12 +244,18 @@ S3FILES_PER_BOOT
     sleep "$delay"
     delay=$(( delay < 30 ? delay * 2 : 30 ))
   done
-  log "mounted $fs_id ($access_point) at $mount_path"
+  log "mounted $fs_id ($access_point) at $mount_path with $client_actions"
 )`.replace('@PER_BOOT@', () => PER_BOOT_SCRIPT).replace('@REPLACE_FILE@', () => REPLACE_FILE_FUNCTION.replace(/\n/g, '\n  '));
 
-/** The user-data line that calls the function (arguments quoted; tokens are rendered by CloudFormation). */
+/**
+ * The user-data line that calls the function (arguments quoted; tokens are rendered by CloudFormation).
+ * It names the mount's client actions: a change of what the mount may do changes the user data, which
+ * CloudFormation applies by stopping and starting the instance, so it mounts anew (S3 Files authorizes
+ * a client when it mounts); a launch template gets a new version.
+ */
 export function mountCommand(args: {
-  fileSystemId: string; accessPointId: string; mountPath: string; readOnly: boolean; timeoutSeconds: number;
+  fileSystemId: string; accessPointId: string; mountPath: string; readOnly: boolean; timeoutSeconds: number; clientActions: string;
 }): string {
-  return `s3files_mount '${args.fileSystemId}' '${args.accessPointId}' '${args.mountPath}' ${args.readOnly ? 'true' : 'false'} ${MIN_EFS_UTILS_VERSION} ${args.timeoutSeconds}`;
+  return `s3files_mount '${args.fileSystemId}' '${args.accessPointId}' '${args.mountPath}' ${args.readOnly ? 'true' : 'false'} ${MIN_EFS_UTILS_VERSION} `
+    + `${args.timeoutSeconds} '${args.clientActions}'`;
 }
