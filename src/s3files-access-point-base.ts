@@ -1,10 +1,10 @@
-import { Resource, ResourceProps, Stack } from 'aws-cdk-lib';
+import { Resource, ResourceProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IDependable } from 'constructs';
 import { GrantMountOptions } from './mount/options';
 import { refuseAwsCdkReference } from './private/compat';
-import { invalid, spelled } from './private/messages';
+import { invalid } from './private/messages';
+import { lambdaMountsAroundTheLibrary } from './private/mount/foreign-mounts';
 import { IS3FilesAccessPoint } from './s3files-access-point-contract';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
 import { S3FilesAccessPointGrants } from './s3files-grants';
@@ -30,11 +30,12 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
     // aws-cdk-lib's lambda.FileSystem.fromS3FilesAccessPoint reads `accessPointRef` (an L1's) and
     // then looks for the L1s of the file system and mount targets: name the library's call instead.
     refuseAwsCdkReference(this, 'accessPointRef', () => invalid(this, 'accessPoint', this.node.path,
-      'aws-cdk-lib\'s S3 Files helpers (`lambda.FileSystem.fromS3FilesAccessPoint()`) take its CfnAccessPoint, not an access point of this library',
-      'mount it with `LambdaMount.onFunction()` (or use `S3FilesMountedFunction`) instead of the function\'s `filesystem` prop; for its ARN use `accessPointArn`'));
+      'it is an access point of this library, which `lambda.FileSystem.fromS3FilesAccessPoint()` cannot mount (given its CfnAccessPoint instead, it grants write '
+        + 'on the whole file system without the access-point condition and does not wait for the mount targets)',
+      'mount it with `LambdaMount.onFunction()` (or use `S3FilesMountedFunction`) instead of the function\'s `filesystem` prop'));
     // lambda.FileSystem.fromEfsAccessPoint takes it without a word (Python and Java do not check the
-    // type at compile time): it grants elasticfilesystem actions and makes a dependency cycle.
-    this.node.addValidation({ validate: () => this.mountedAsEfs() });
+    // type at compile time), and fromS3FilesAccessPoint takes its L1: any mount LambdaMount did not make.
+    this.node.addValidation({ validate: () => lambdaMountsAroundTheLibrary(this) });
   }
 
   /**
@@ -84,17 +85,5 @@ export abstract class S3FilesAccessPointBase extends Resource implements IS3File
 
   private get grants(): S3FilesAccessPointGrants {
     return S3FilesAccessPointGrants.fromAccessPoint(this);
-  }
-
-  /** Functions of the app that mount this access point through lambda.FileSystem.fromEfsAccessPoint (no S3 Files config). */
-  private mountedAsEfs(): string[] {
-    const arn = JSON.stringify(Stack.of(this).resolve(this.accessPointArn));
-    return this.node.root.node.findAll().filter((c): c is lambda.CfnFunction => c instanceof lambda.CfnFunction).flatMap((fn) => {
-      const configs = Stack.of(fn).resolve(fn.fileSystemConfigs) as Array<{ arn?: unknown; s3FilesConfig?: unknown }> | undefined;
-      const efs = (configs ?? []).some((c) => c.s3FilesConfig === undefined && JSON.stringify(c.arn) === arn);
-      return efs ? [spelled(`${fn.node.scope?.node.path}: invalid \`filesystem\`: it mounts the S3 Files access point ${this.node.path} through `
-        + '`lambda.FileSystem.fromEfsAccessPoint()`, which is for EFS: it grants elasticfilesystem actions, not s3files ones, and makes a dependency cycle '
-        + 'CloudFormation rejects. Fix: leave `filesystem` unset and mount it with `LambdaMount.onFunction()` (or use `S3FilesMountedFunction`).')] : [];
-    });
   }
 }

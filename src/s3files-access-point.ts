@@ -73,12 +73,12 @@ export interface S3FilesAccessPointProps extends S3FilesAccessPointOptions {
  * @example
  * declare const fileSystem: S3FilesFileSystem;
  * declare const fn: lambda.Function;
- * declare const taskDefinition: ecs.FargateTaskDefinition;
+ * declare const service: ecs.FargateService;
  *
- * // One directory for a function and a Fargate task; the task only reads.
+ * // One directory for a function and a Fargate service's tasks; the tasks only read.
  * const shared = new S3FilesAccessPoint(this, 'Shared', { fileSystem, path: '/shared' });
  * LambdaMount.onFunction(fn, shared);
- * EcsMount.onTaskDefinition(taskDefinition, shared, { containerPath: '/data', readOnly: true });
+ * EcsMount.onService(service, shared, { containerPath: '/data', readOnly: true });
  */
 export class S3FilesAccessPoint extends S3FilesAccessPointBase {
   /**

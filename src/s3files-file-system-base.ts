@@ -7,6 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IDependable } from 'constructs';
 import { refuseAwsCdkReference } from './private/compat';
 import { invalid } from './private/messages';
+import { efsVolumesOfFileSystem } from './private/mount/foreign-mounts';
 import { IS3FilesFileSystem } from './s3files-file-system-contract';
 import { S3FilesFileSystemMetrics } from './s3files-file-system-metrics';
 import { S3FilesFileSystemGrants } from './s3files-grants';
@@ -31,6 +32,8 @@ export abstract class FileSystemGrantsAndMetrics extends Resource {
     refuseAwsCdkReference(this, 'fileSystemRef', () => invalid(this, 'fileSystem', this.node.path,
       'it is an S3 Files file system, and aws-cdk-lib\'s EFS volumes (`EcsVolume.efs()`, an ECS `efsVolumeConfiguration`) take an EFS file system',
       'mount an access point of it with `BatchMount.onJobDefinition()` or `EcsMount.onTaskDefinition()`'));
+    // An ECS or Batch `efsVolumeConfiguration` given its id reaches none of the above.
+    this.node.addValidation({ validate: () => efsVolumesOfFileSystem(this) });
   }
 
   /**

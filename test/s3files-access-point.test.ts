@@ -340,6 +340,6 @@ describe('aws-cdk-lib\'s own S3 Files helper', () => {
   test('lambda.FileSystem.fromS3FilesAccessPoint with this library\'s access point fails with the library\'s message and the fix', () => {
     const { ap } = accessPoint();
     expect(() => lambda.FileSystem.fromS3FilesAccessPoint(ap as any, '/mnt/data'))
-      .toThrow(/TestStack\/AccessPoint: invalid accessPoint "TestStack\/AccessPoint": aws-cdk-lib's S3 Files helpers \(`lambda\.FileSystem\.fromS3FilesAccessPoint\(\)`\) take its CfnAccessPoint.*Fix: mount it with `LambdaMount\.onFunction\(\)`/);
+      .toThrow(/TestStack\/AccessPoint: invalid accessPoint "TestStack\/AccessPoint": it is an access point of this library, which `lambda\.FileSystem\.fromS3FilesAccessPoint\(\)` cannot mount .*Fix: mount it with `LambdaMount\.onFunction\(\)`/);
   });
 });

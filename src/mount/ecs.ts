@@ -6,6 +6,7 @@ import { stateOf } from '../private/construct-state';
 import { invalid, warn } from '../private/messages';
 import { clientActionsLabel } from '../private/mount/client-actions';
 import { addMountPoint, checkSameVolume, S3FilesVolume, volumeConfig, volumeName } from '../private/mount/container-volumes';
+import { markEcsMount, unmountedLaunchers } from '../private/mount/foreign-mounts';
 import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
 import { joinSecurityGroup } from '../private/mount/network';
 import { requireAccessPoint } from '../private/mount/shapes';
@@ -106,6 +107,8 @@ export class EcsMount {
       // A change of what the mount may do makes a new revision: a service replaces its tasks, which mount anew.
       container.addDockerLabel(`cdk-s3files-lambda.client-actions.${name}`, clientActionsLabel(options));
     }
+    markEcsMount(taskDefinition, 'task');
+    launchersChecked(taskDefinition);
     // Every service and task that uses this task definition references it, so they start only once
     // the access point and the mount targets are available.
     mountAccessPoint(accessPoint, {
@@ -130,6 +133,7 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    markEcsMount(service, 'service');
     const name = EcsMount.onTaskDefinition(service.taskDefinition, accessPoint, options);
     const cfn = service.node.defaultChild as ecs.CfnService;
     // The L2 renders its network configuration lazily: read what it will render.
@@ -158,4 +162,27 @@ export class EcsMount {
 
   // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).
   private constructor() {}
+}
+
+/**
+ * Once per mounted task definition, at synth: a service of the app that runs it without
+ * `EcsMount.onService()` is refused (its tasks cannot reach the mount targets); anything else that
+ * launches it (a rule, a schedule, a state machine) is named in a warning.
+ */
+function launchersChecked(taskDefinition: ecs.TaskDefinition): void {
+  stateOf(taskDefinition, 'cdk-s3files-lambda.LaunchersChecked', () => {
+    taskDefinition.node.addValidation({
+      validate: () => {
+        const { errors, others } = unmountedLaunchers(taskDefinition);
+        if (others.length > 0) {
+          warn(taskDefinition, 'ecsTaskLaunchedElsewhere',
+            `${others.join(', ')} ${others.length > 1 ? 'launch' : 'launches'} tasks of ${taskDefinition.node.path}, whose S3 Files volume the library mounted: their `
+            + 'network settings are their own, so give those tasks the file system\'s `clientSecurityGroup` (or a security group the mount targets admit on TCP 2049) '
+            + 'and subnets in AZs that have a mount target, or they fail at launch. A service gets all of it from `EcsMount.onService()`.');
+        }
+        return errors;
+      },
+    });
+    return true;
+  });
 }

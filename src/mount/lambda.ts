@@ -2,8 +2,9 @@ import { Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { S3FilesClientOptions } from './options';
 import { directS3ReadOf } from '../private/compat';
-import { clientActionsLabel } from '../private/mount/client-actions';
 import { invalid, warn, warnUnresolved } from '../private/messages';
+import { clientActionsLabel } from '../private/mount/client-actions';
+import { markLambdaMount } from '../private/mount/foreign-mounts';
 import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
 import { joinSecurityGroup } from '../private/mount/network';
 import { requireAccessPoint } from '../private/mount/shapes';
@@ -79,6 +80,7 @@ export class LambdaMount {
     // and Lambda turns direct reads on for large reads from 512 MB of memory.
     const directRead = options.directS3Read ? directS3ReadOf(options.directS3Read) : { mode: 'AUTO', wantsGrant: true };
     cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath, s3FilesConfig: { directS3Read: directRead.mode } }];
+    markLambdaMount(cfn);
     fn.addEnvironment('MOUNT_PATH', mountPath);
     // A change of what the mount may do changes the configuration: new execution environments mount anew.
     fn.addEnvironment(CLIENT_ACTIONS_VARIABLE, clientActionsLabel(options));

@@ -171,3 +171,14 @@ export function fargateProfileSelection(profile: eks.FargateProfile): FargateSel
   const config = props?.Config;
   return config && Array.isArray(config.selectors) ? { clusterName: config.clusterName, selectors: config.selectors } : undefined;
 }
+
+/**
+ * A resource's properties as its template renders them (resolved in its stack): aws-cdk-lib's
+ * `_toCloudFormation()`. Used to find what references a task definition the library mounted.
+ */
+export function renderedProperties(resource: CfnResource): unknown {
+  const render = (resource as unknown as { _toCloudFormation?: () => unknown })._toCloudFormation;
+  if (typeof render !== 'function') throw new Error('aws-cdk-lib\'s CfnResource no longer renders with _toCloudFormation() (src/private/compat.ts)');
+  const rendered = Stack.of(resource).resolve(render.call(resource)) as { Resources?: Record<string, { Properties?: unknown }> };
+  return Object.values(rendered.Resources ?? {})[0]?.Properties;
+}

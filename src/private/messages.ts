@@ -21,6 +21,8 @@ export const WARNINGS = {
   clientVpcUnchecked: 'A client\'s subnets are in a VPC the library cannot compare with the mount targets\' VPC.',
   crossAccountBucket: 'The bucket belongs to another account: its bucket policy must allow the service role.',
   crossAccountFileSystem: 'A client mounts a file system of another account: the warning gives the statement the owner\'s file-system policy needs.',
+  ecsTaskLaunchedElsewhere: 'Something other than a service given to `EcsMount.onService()` (a rule, a schedule, a state machine) launches a task definition the library mounted: '
+    + 'its tasks need a way to the mount targets.',
   ecsEc2LaunchType: 'A task definition compatible with the EC2 launch type mounts S3 Files, which works only on Fargate and ECS Managed Instances.',
   fileSystemAccountUnchecked: 'A file system whose ARN names an account, used from an environment-agnostic stack: the library cannot check the accounts match.',
   fileSystemRegionUnchecked: 'A file system whose ARN names a region, used from an environment-agnostic stack: the library cannot check the regions match.',

@@ -534,8 +534,7 @@ function runScript(s: Scenario): Run {
   if (mountedBefore.length) fs.writeFileSync(path.join(state, 'mounted'), mountedBefore.map((p) => `${p}\n`).join(''));
   for (const p of before.immutable ?? []) fs.mkdirSync(underMnt(p), { recursive: true });
   if (before.immutable) fs.writeFileSync(path.join(state, 'immutable'), before.immutable.map((p) => `${underMnt(p)}\n`).join(''));
-  const userData = s.userData?.(mountPath, otherPath) ?? `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
-    fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: s.readOnly ?? false, timeoutSeconds: s.timeout ?? 60, clientActions: 'ClientMount,ClientWrite' })}\n`;
+  const userData = s.userData?.(mountPath, otherPath) ?? `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: s.readOnly ?? false, timeoutSeconds: s.timeout ?? 60, clientActions: 'ClientMount,ClientWrite' })}\n`;
   if (s.stopWritingFstab) fs.writeFileSync(path.join(state, 'stop_writing_fstab'), '');
   // /var/lib of this namespace is a temp directory: the script installs its per-boot script there.
   const varLib = path.join(dir, 'var-lib');
@@ -699,8 +698,7 @@ describe('the user-data script', () => {
       otherLine: true,
       managed: 'both',
       perBoot: {
-        userData: (mountPath) => `#!/bin/bash\necho unrelated user data\n${MOUNT_FUNCTION}\n${mountCommand({
-          fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0aaaaaaaaaaaaaaaa', mountPath, readOnly: true, timeoutSeconds: 5, clientActions: 'ClientMount' })}\n`,
+        userData: (mountPath) => `#!/bin/bash\necho unrelated user data\n${MOUNT_FUNCTION}\n${mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0aaaaaaaaaaaaaaaa', mountPath, readOnly: true, timeoutSeconds: 5, clientActions: 'ClientMount' })}\n`,
       },
     });
     // THEN
@@ -722,8 +720,7 @@ describe('the user-data script', () => {
       otherLine: true,
       managed: 'main',
       perBoot: {
-        userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
-          fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5, clientActions: 'ClientMount,ClientWrite' })}\n`,
+        userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5, clientActions: 'ClientMount,ClientWrite' })}\n`,
       },
     });
     // THEN it is neither unmounted nor dropped
@@ -738,8 +735,7 @@ describe('the user-data script', () => {
       earlierAccessPoint: 'fsap-0123456789abcdef0',
       mounted: true,
       perBoot: {
-        userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
-          fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5, clientActions: 'ClientMount,ClientWrite' })}\n`,
+        userData: (mountPath) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId: 'fsap-0123456789abcdef0', mountPath, readOnly: false, timeoutSeconds: 5, clientActions: 'ClientMount,ClientWrite' })}\n`,
       },
     });
     expect(same.status).toBe(0);
@@ -751,8 +747,7 @@ describe('the user-data script', () => {
   });
 
   /** User data as the library renders it, mounting one access point at a path. */
-  const userDataMounting = (mountPath: string, accessPointId: string) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({
-    fileSystemId: 'fs-0123456789abcdef0', accessPointId, mountPath, readOnly: false, timeoutSeconds: 5, clientActions: 'ClientMount,ClientWrite' })}\n`;
+  const userDataMounting = (mountPath: string, accessPointId: string) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId, mountPath, readOnly: false, timeoutSeconds: 5, clientActions: 'ClientMount,ClientWrite' })}\n`;
   const s3filesLines = (r: Run) => r.fstab.split('\n').filter((l) => l.includes(' s3files '));
   const mountCalls = (r: Run) => r.calls.filter((c) => /^(u?mount|chattr) /.test(c));
 
@@ -868,8 +863,7 @@ describe('the user-data script', () => {
   });
 
   /** User data as the library renders it, mounting each [path, access point] with a 10-minute timeout. */
-  const userDataMountingAll = (mounts: Array<[string, string]>) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mounts.map(([mountPath, accessPointId]) => mountCommand({
-    fileSystemId: 'fs-0123456789abcdef0', accessPointId, mountPath, readOnly: false, timeoutSeconds: 600, clientActions: 'ClientMount,ClientWrite' })).join('\n')}\n`;
+  const userDataMountingAll = (mounts: Array<[string, string]>) => `#!/bin/bash\n${MOUNT_FUNCTION}\n${mounts.map(([mountPath, accessPointId]) => mountCommand({ fileSystemId: 'fs-0123456789abcdef0', accessPointId, mountPath, readOnly: false, timeoutSeconds: 600, clientActions: 'ClientMount,ClientWrite' })).join('\n')}\n`;
   const line = (p: string, accessPoint: string) => `fs-0123456789abcdef0:/ ${p} s3files _netdev,nofail,accesspoint=${accessPoint} 0 0`;
 
   test.each<[string, LaterBoot]>([

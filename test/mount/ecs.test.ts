@@ -9,7 +9,8 @@ import { byPrefix, isolatedVpc, newStack, only, warnings } from '../util/templat
 const IMAGE = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
 
 /** Storage (file system + access point) in one stack, a Fargate service in another: the common layout. */
-function storageAndCompute() {
+/** Storage and compute stacks; with `service` (the default) a Fargate service runs the task definition (tests that mount it call onService). */
+function storageAndCompute(withService = true) {
   const app = new App();
   const storage = new Stack(app, 'Storage');
   const vpc = isolatedVpc(storage);
@@ -19,10 +20,10 @@ function storageAndCompute() {
   const cluster = new ecs.Cluster(compute, 'Cluster', { vpc });
   const taskDefinition = new ecs.FargateTaskDefinition(compute, 'Reader');
   const container = taskDefinition.addContainer('app', { image: IMAGE });
-  const service = new ecs.FargateService(compute, 'Service', {
+  const service = withService ? new ecs.FargateService(compute, 'Service', {
     cluster, taskDefinition, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
-  });
-  return { app, storage, compute, vpc, fileSystem, accessPoint, cluster, taskDefinition, container, service };
+  }) : undefined;
+  return { app, storage, compute, vpc, fileSystem, accessPoint, cluster, taskDefinition, container, service: service! };
 }
 
 /** Statements of the policies attached to a role whose logical id starts with `rolePrefix`. */
@@ -116,7 +117,7 @@ describe('EcsMount.onService: a Fargate service in another stack mounts the stor
 describe('EcsMount.onTaskDefinition', () => {
   test('readOnly: ClientMount only and a read-only mount point; the same access point twice is one volume', () => {
     // GIVEN
-    const { compute, accessPoint, taskDefinition } = storageAndCompute();
+    const { compute, accessPoint, taskDefinition } = storageAndCompute(false);
     const sidecar = taskDefinition.addContainer('sidecar', { image: IMAGE, essential: false });
     // WHEN
     const first = EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true });
@@ -136,7 +137,7 @@ describe('EcsMount.onTaskDefinition', () => {
 
   test('two access points are two volumes; other volumes of the task definition are kept', () => {
     // GIVEN
-    const { compute, fileSystem, accessPoint, taskDefinition } = storageAndCompute();
+    const { compute, fileSystem, accessPoint, taskDefinition } = storageAndCompute(false);
     taskDefinition.addVolume({ name: 'scratch' });
     const other = new S3FilesAccessPoint(compute, 'Other', { fileSystem, path: '/other' });
     // WHEN

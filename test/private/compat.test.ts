@@ -1,4 +1,4 @@
-import { Annotations as CoreAnnotations, App, Names, Stack } from 'aws-cdk-lib';
+import { Annotations as CoreAnnotations, App, CfnResource, Names, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as batch from 'aws-cdk-lib/aws-batch';
@@ -13,7 +13,7 @@ import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
   aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, fargateProfileSelection,
   isImmutablePrincipal, lambdaAutoSecurityGroup,
-  launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderSecurityGroupsLazily, subnetAvailabilityZone, warningsOf,
+  launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily, subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
 import { eksVpc, importedCluster, newCluster } from '../util/eks';
 import { FN, isolatedVpc, newStack } from '../util/template';
@@ -164,6 +164,13 @@ describe('aws-cdk-lib internals the library relies on', () => {
     const props = Object.values(Template.fromStack(stack).findResources('AWS::Batch::JobDefinition'))[0].Properties.ContainerProperties;
     expect(props.Volumes.map((v: { Name: string }) => v.Name)).toEqual(['theirs', 'ours']);
     expect(props.MountPoints.map((m: { SourceVolume: string }) => m.SourceVolume)).toEqual(['theirs', 'ours']);
+  });
+
+  test('renderedProperties: a resource renders through _toCloudFormation(), resolved, its references as the template has them', () => {
+    const stack = new Stack();
+    const topic = new CfnResource(stack, 'Topic', { type: 'AWS::SNS::Topic' });
+    const sub = new CfnResource(stack, 'Sub', { type: 'AWS::SNS::Subscription', properties: { TopicArn: topic.ref, Protocol: 'sqs' } });
+    expect(renderedProperties(sub)).toEqual({ TopicArn: { Ref: 'Topic' }, Protocol: 'sqs' });
   });
 
   test('warningsOf: addWarningV2 appends " [ack: <id>]" to the message, which acknowledgeWarning matches', () => {

@@ -1,0 +1,117 @@
+import { CfnResource, Stack } from 'aws-cdk-lib';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { IConstruct } from 'constructs';
+import { renderedProperties } from '../compat';
+import { findState, stateOf } from '../construct-state';
+import { spelled } from '../messages';
+
+// Mounts made around the library: aws-cdk-lib's own Lambda and ECS/Batch EFS settings given an S3
+// Files access point or file system, and task definitions the library mounted that something else
+// launches. Each is found at synth, across the app, and named with its fix.
+
+const LAMBDA_MOUNT = 'cdk-s3files-lambda.LambdaMount';
+const ECS_SERVICE_MOUNT = 'cdk-s3files-lambda.ServiceMount';
+const ECS_TASK_MOUNT = 'cdk-s3files-lambda.TaskMount';
+
+/** Records that LambdaMount set the function's file system config (the one Lambda allows). */
+export function markLambdaMount(cfn: lambda.CfnFunction): void {
+  stateOf(cfn, LAMBDA_MOUNT, () => true);
+}
+
+/** Records that EcsMount mounted a task definition (onTaskDefinition) or a service (onService). */
+export function markEcsMount(target: IConstruct, what: 'task' | 'service'): void {
+  stateOf(target, what === 'service' ? ECS_SERVICE_MOUNT : ECS_TASK_MOUNT, () => true);
+}
+
+const same = (stack: Stack, a: unknown, b: unknown) => JSON.stringify(stack.resolve(a)) === JSON.stringify(stack.resolve(b));
+
+/**
+ * Functions that mount the access point with a `FileSystemConfigs` entry LambdaMount did not set:
+ * `lambda.FileSystem.fromEfsAccessPoint()` (elasticfilesystem grants, a dependency cycle) or
+ * `fromS3FilesAccessPoint()` on its CfnAccessPoint (write on the whole file system, no
+ * access-point condition, no waiter), named by what the function's role was granted.
+ */
+export function lambdaMountsAroundTheLibrary(accessPoint: IConstruct & { readonly accessPointArn: string }): string[] {
+  return accessPoint.node.root.node.findAll().filter((c): c is lambda.CfnFunction => c instanceof lambda.CfnFunction).flatMap((fn) => {
+    if (findState(fn, LAMBDA_MOUNT)) return [];
+    const stack = Stack.of(fn);
+    const configs = stack.resolve(fn.fileSystemConfigs) as Array<{ arn?: unknown }> | undefined;
+    if (!(configs ?? []).some((c) => same(stack, c.arn, accessPoint.accessPointArn))) return [];
+    const efs = grantedActions(fn).some((a) => a.startsWith('elasticfilesystem:'));
+    const call = efs ? '`lambda.FileSystem.fromEfsAccessPoint()`' : '`lambda.FileSystem.fromS3FilesAccessPoint()` on its CfnAccessPoint';
+    const why = efs ? 'which is for EFS: it grants elasticfilesystem actions, not s3files ones, and makes a dependency cycle CloudFormation rejects'
+      : 'which grants s3files:ClientWrite on the whole file system without the access-point condition (`readOnly` cannot hold) and does not wait for the mount '
+        + 'targets to be available';
+    return [spelled(`${fn.node.scope?.node.path}: invalid \`filesystem\`: it mounts the S3 Files access point ${accessPoint.node.path} through ${call}, ${why}. `
+      + 'Fix: leave `filesystem` unset and mount it with `LambdaMount.onFunction()` (or use `S3FilesMountedFunction`).')];
+  });
+}
+
+/** The actions the policies attached to the function's role grant (for naming the call that mounted it). */
+function grantedActions(fn: lambda.CfnFunction): string[] {
+  const stack = Stack.of(fn);
+  const role = stack.resolve(fn.role) as { 'Fn::GetAtt'?: [string, string] };
+  const ref = JSON.stringify({ Ref: role['Fn::GetAtt']?.[0] });
+  return fn.node.root.node.findAll().filter((c): c is iam.CfnPolicy => c instanceof iam.CfnPolicy && Stack.of(c) === stack)
+    .filter((p) => JSON.stringify(stack.resolve(p.roles) ?? []).includes(ref))
+    .flatMap((p) => (stack.resolve(p.policyDocument) as PolicyDocument).Statement ?? [])
+    .flatMap((s) => [s.Action ?? []].flat());
+}
+
+interface PolicyDocument { readonly Statement?: Array<{ readonly Action?: string | string[] }> }
+/** A volume as the ECS and Batch L1s render it: ECS's L1 spells the id filesystemId, Batch's fileSystemId. */
+interface RenderedVolume {
+  readonly name?: string;
+  readonly efsVolumeConfiguration?: { readonly fileSystemId?: unknown; readonly filesystemId?: unknown };
+}
+
+/**
+ * ECS task definitions and Batch job definitions whose EFS volume names this file system's id
+ * (`efsVolumeConfiguration: { fileSystemId }`): no grant, and ECS told it is EFS.
+ */
+export function efsVolumesOfFileSystem(fileSystem: IConstruct & { readonly fileSystemId: string }): string[] {
+  return fileSystem.node.root.node.findAll().flatMap((c) => {
+    type JobContainer = batch.CfnJobDefinition.ContainerPropertiesProperty | undefined;
+    const job = c instanceof batch.CfnJobDefinition ? c.containerProperties as JobContainer : undefined;
+    const volumes = c instanceof ecs.CfnTaskDefinition ? c.volumes : job?.volumes;
+    if (volumes === undefined) return [];
+    const stack = Stack.of(c);
+    const resolved = stack.resolve(volumes) as RenderedVolume[] | undefined;
+    const efsId = (v: RenderedVolume) => v.efsVolumeConfiguration?.fileSystemId ?? v.efsVolumeConfiguration?.filesystemId;
+    return (resolved ?? []).filter((v) => v.efsVolumeConfiguration && same(stack, efsId(v), fileSystem.fileSystemId))
+      .map((v) => spelled(`${c.node.scope?.node.path}: invalid \`efsVolumeConfiguration\` of volume ${v.name}: its \`fileSystemId\` is the S3 Files file system `
+        + `${fileSystem.node.path}, which ${c instanceof ecs.CfnTaskDefinition ? 'ECS' : 'Batch'} would mount as EFS with no S3 Files grant. `
+        + `Fix: mount an access point of it with \`${c instanceof ecs.CfnTaskDefinition ? 'EcsMount.onTaskDefinition()' : 'BatchMount.onJobDefinition()'}\`.`));
+  });
+}
+
+/**
+ * Everything in the app that launches tasks of a task definition EcsMount mounted, other than
+ * services given to `EcsMount.onService()`: a service never given to it (its tasks' only group is
+ * their own, and the mount targets admit NFS only from the client group or the groups the library
+ * lets in) is refused; another launcher (an EventBridge rule, a schedule, a state machine) is named
+ * in a warning, since its network settings are its own.
+ */
+export function unmountedLaunchers(taskDefinition: ecs.TaskDefinition): { errors: string[]; others: string[] } {
+  const cfn = taskDefinition.node.defaultChild as ecs.CfnTaskDefinition;
+  const errors: string[] = [];
+  const others: string[] = [];
+  for (const c of taskDefinition.node.root.node.findAll()) {
+    if (c instanceof ecs.BaseService) {
+      if (c.taskDefinition === taskDefinition && !findState(c, ECS_SERVICE_MOUNT)) {
+        errors.push(spelled(`${c.node.path}: invalid \`taskDefinition\`: it runs ${taskDefinition.node.path}, whose S3 Files volume `
+          + 'the library mounted, but the service was never given to `EcsMount.onService()`, so its tasks cannot reach the mount targets (TCP 2049) and fail at launch. '
+          + 'Fix: call `EcsMount.onService(service, accessPoint)` with the same access point (it lets the tasks in over NFS, checks their AZs and waits for the mount targets).'));
+      }
+    } else if (c instanceof CfnResource && Stack.of(c) === Stack.of(cfn)
+      // A policy that lets something run the task (ecs:RunTask on its ARN) names it too, and launches nothing.
+      && !(c instanceof ecs.CfnTaskDefinition) && !(c instanceof ecs.CfnService) && !c.cfnResourceType.startsWith('AWS::IAM::')) {
+      const rendered = JSON.stringify(renderedProperties(c) ?? {});
+      if (rendered.includes(JSON.stringify({ Ref: Stack.of(cfn).resolve(cfn.logicalId) }))) others.push(c.node.path);
+    }
+  }
+  return { errors, others };
+}

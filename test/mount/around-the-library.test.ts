@@ -1,0 +1,116 @@
+import { App, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import * as batch from 'aws-cdk-lib/aws-batch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { EcsMount, LambdaMount, S3FilesFileSystem } from '../../src';
+import { FN, isolatedVpc } from '../util/template';
+
+// Mounts made around the library (issue 37, items 11 and 12): aws-cdk-lib's own EFS and S3 Files
+// settings given the library's resources, and launchers of a mounted task definition that never
+// went through the library. Each fails at synth naming the call, or is named in a warning.
+
+const IMAGE = ecs.ContainerImage.fromRegistry('public.ecr.aws/docker/library/busybox:stable');
+
+function setup() {
+  const stack = new Stack(new App(), 'S', { env: { account: '111111111111', region: 'us-east-1' } });
+  const vpc = isolatedVpc(stack);
+  const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
+  const accessPoint = fileSystem.addAccessPoint('Data', { path: '/data' });
+  const cluster = new ecs.Cluster(stack, 'Cluster', { vpc });
+  const task = new ecs.FargateTaskDefinition(stack, 'Task');
+  task.addContainer('app', { image: IMAGE });
+  return { stack, vpc, fileSystem, accessPoint, cluster, task };
+}
+
+const synth = (stack: Stack) => () => stack.node.root.node.children.length && (stack.node.root as App).synth();
+
+describe('a task definition the library mounted, launched around it', () => {
+  test('an ordinary FargateService running it, never given to EcsMount.onService, is refused, naming the call', () => {
+    const { stack, accessPoint, cluster, task } = setup();
+    EcsMount.onTaskDefinition(task, accessPoint);
+    new ecs.FargateService(stack, 'Plain', { cluster, taskDefinition: task, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+    expect(synth(stack)).toThrow(/S\/Plain: invalid `taskDefinition`: it runs S\/Task, whose S3 Files volume the library mounted, but the service was never given to `EcsMount\.onService\(\)`.*Fix: call `EcsMount\.onService\(service, accessPoint\)`/);
+  });
+
+  test('the same service given to EcsMount.onService passes', () => {
+    const { stack, accessPoint, cluster, task } = setup();
+    EcsMount.onTaskDefinition(task, accessPoint);
+    const service = new ecs.FargateService(stack, 'Mounted', { cluster, taskDefinition: task, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } });
+    EcsMount.onService(service, accessPoint);
+    expect(synth(stack)).not.toThrow();
+  });
+
+  test('a ScheduledFargateTask (an EventBridge rule) launching it is named in a warning with what its tasks need', () => {
+    const { stack, accessPoint, cluster, task } = setup();
+    EcsMount.onTaskDefinition(task, accessPoint);
+    new ecsPatterns.ScheduledFargateTask(stack, 'Nightly', {
+      cluster,
+      scheduledFargateTaskDefinitionOptions: { taskDefinition: task },
+      schedule: events.Schedule.cron({ hour: '3', minute: '0' }),
+      subnetSelection: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+    });
+    const found = Annotations.fromStack(stack).findWarning('/S/Task', Match.stringLikeRegexp('ecsTaskLaunchedElsewhere'));
+    expect(found).toHaveLength(1);
+    expect(JSON.stringify(found[0].entry.data)).toMatch(/S\/Nightly\/ScheduledEventRule\/Resource launches tasks of S\/Task.*`clientSecurityGroup`/);
+  });
+});
+
+describe('aws-cdk-lib\'s EFS volume settings given an S3 Files file system', () => {
+  test('an ECS efsVolumeConfiguration naming its id is refused, naming EcsMount.onTaskDefinition', () => {
+    const { stack, fileSystem, task } = setup();
+    task.addVolume({ name: 'data', efsVolumeConfiguration: { fileSystemId: fileSystem.fileSystemId } });
+    expect(synth(stack)).toThrow(/S\/Task: invalid `efsVolumeConfiguration` of volume data: its `fileSystemId` is the S3 Files file system S\/Files.*Fix: mount an access point of it with `EcsMount\.onTaskDefinition\(\)`/);
+  });
+
+  test('a Batch EFS volume naming its id (aws-efs\'s import of it) is refused, naming BatchMount.onJobDefinition', () => {
+    const { stack, fileSystem } = setup();
+    const asEfs = efs.FileSystem.fromFileSystemAttributes(stack, 'AsEfs', {
+      fileSystemId: fileSystem.fileSystemId, securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+    });
+    new batch.EcsJobDefinition(stack, 'Job', {
+      container: new batch.EcsFargateContainerDefinition(stack, 'Container', {
+        image: IMAGE,
+        cpu: 1,
+        memory: Size.gibibytes(2),
+        volumes: [batch.EcsVolume.efs({ name: 'data', fileSystem: asEfs, containerPath: '/data' })],
+      }),
+    });
+    expect(synth(stack)).toThrow(/S\/Job: invalid `efsVolumeConfiguration` of volume data: its `fileSystemId` is the S3 Files file system S\/Files.*`BatchMount\.onJobDefinition\(\)`/);
+  });
+});
+
+describe('aws-cdk-lib\'s lambda.FileSystem given the library\'s access point or its L1', () => {
+  test('fromS3FilesAccessPoint on its CfnAccessPoint, with directS3Read: refused, naming that call and why', () => {
+    const { stack, vpc, accessPoint } = setup();
+    new lambda.Function(stack, 'Fn', {
+      ...FN,
+      vpc,
+      filesystem: lambda.FileSystem.fromS3FilesAccessPoint(accessPoint.node.defaultChild as any, '/mnt/data', { directS3Read: lambda.DirectS3Read.disabled() }),
+    });
+    expect(synth(stack)).toThrow(/S\/Fn: invalid `filesystem`: it mounts the S3 Files access point S\/Files\/Data through `lambda\.FileSystem\.fromS3FilesAccessPoint\(\)` on its CfnAccessPoint, which grants s3files:ClientWrite on the whole file system without the access-point condition/);
+  });
+
+  test('fromS3FilesAccessPoint on its CfnAccessPoint without options: refused, naming that call (not fromEfsAccessPoint)', () => {
+    const { stack, vpc, accessPoint } = setup();
+    new lambda.Function(stack, 'Fn', { ...FN, vpc, filesystem: lambda.FileSystem.fromS3FilesAccessPoint(accessPoint.node.defaultChild as any, '/mnt/data') });
+    expect(synth(stack)).toThrow(/through `lambda\.FileSystem\.fromS3FilesAccessPoint\(\)` on its CfnAccessPoint/);
+  });
+
+  test('fromEfsAccessPoint on the access point: refused, naming that call', () => {
+    const { stack, vpc, accessPoint } = setup();
+    new lambda.Function(stack, 'Fn', { ...FN, vpc, filesystem: lambda.FileSystem.fromEfsAccessPoint(accessPoint as any, '/mnt/data') });
+    expect(synth(stack)).toThrow(/through `lambda\.FileSystem\.fromEfsAccessPoint\(\)`, which is for EFS/);
+  });
+
+  test('LambdaMount.onFunction\'s own config passes', () => {
+    const { stack, vpc, accessPoint } = setup();
+    LambdaMount.onFunction(new lambda.Function(stack, 'Fn', { ...FN, vpc, role: new iam.Role(stack, 'R', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }) }), accessPoint);
+    expect(synth(stack)).not.toThrow();
+  });
+});
