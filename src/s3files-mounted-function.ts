@@ -136,6 +136,27 @@ function isAccessPoint(x: unknown): x is IS3FilesAccessPoint {
   return typeof ap?.accessPointArn === 'string' && typeof ap.fileSystem === 'object';
 }
 
+/**
+ * Every option of `s3FileSystemOptions` (the compiler holds the list to the interface) but `bucket`,
+ * which the L3 also takes at the top: a message naming one names it there.
+ */
+const FILE_SYSTEM_OPTIONS = Object.keys({
+  vpcSubnets: 0,
+  bucket: 0,
+  prefix: 0,
+  bucketEncryptionKey: 0,
+  fileSystemEncryptionKey: 0,
+  mountTargetIpAddressType: 0,
+  importDataRules: 0,
+  expireAfterLastAccess: 0,
+  noncurrentVersionExpiration: 0,
+  securityGroup: 0,
+  removalPolicy: 0,
+  acceptBucketWarning: 0,
+  allowMountsWithoutAccessPoint: 0,
+  availabilityTimeout: 0,
+} satisfies Record<keyof S3FilesFileSystemOptions, 0>).filter((name) => name !== 'bucket');
+
 /** Whether `x` looks like an S3 bucket. */
 function isBucket(x: unknown): boolean {
   return typeof (x as Partial<s3.IBucket>).bucketArn === 'string' && typeof (x as Partial<s3.IBucket>).bucketName === 'string';
@@ -231,7 +252,7 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     ...props.s3FileSystemOptions,
     bucket: props.bucket ?? props.s3FileSystemOptions?.bucket,
     vpc,
-  }), ['vpc', 'bucket']);
+  }), ['vpc', 'bucket'], FILE_SYSTEM_OPTIONS);
   // Beside the function, named after it: its logical id does not depend on the other functions
   // of a shared file system, and it lives in the function's stack.
   const accessPoint = props.accessPoint ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, {

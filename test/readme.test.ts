@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { settableProperties } from './lifecycle/cfn';
 import { docsText } from './util/docs';
-import { synthExample } from './util/synth-example';
+import { exampleWarnings, synthExample } from './util/synth-example';
 import { venvBin } from './validators/templates';
 
 const root = path.join(__dirname, '..');
@@ -121,12 +121,13 @@ describe('README: mounting on your own function and on an imported file system',
     expect(block(heading, 'ts')).toEqual(fs.readFileSync(path.join(root, 'examples', 'readme', file), 'utf8'));
   });
 
-  test('own-function.ts: the NodejsFunction in the compute stack mounts the storage stack\'s access point', () => {
+  test('own-function.ts: the function in the compute stack mounts an access point of its own stack on the storage stack\'s file system', () => {
     // WHEN the README program runs
     const templates = synthExample('own-function.ts');
     // THEN its worker has the mount and MOUNT_PATH, and depends on nothing in the compute stack but its own parts
     const [worker] = functions(templates.Compute).filter((f) => f.Properties.FileSystemConfigs);
-    expect(worker.Properties.FileSystemConfigs[0]).toMatchObject({ LocalMountPath: '/mnt/reports', Arn: { 'Fn::ImportValue': expect.stringMatching(/Reports/) } });
+    const [reports] = Object.entries<any>(templates.Compute.Resources).find(([id, r]) => r.Type === 'AWS::S3Files::AccessPoint' && id.startsWith('Reports'))!;
+    expect(worker.Properties.FileSystemConfigs[0]).toMatchObject({ LocalMountPath: '/mnt/reports', Arn: { 'Fn::GetAtt': [reports, 'AccessPointArn'] } });
     expect(worker.Properties.Environment.Variables.MOUNT_PATH).toBe('/mnt/reports');
     expect(JSON.stringify(templates.Storage)).not.toContain('Worker');
   }, 120_000);
@@ -237,6 +238,23 @@ describe('README: every CloudFormation property, and where it is set', () => {
       const missing = settable.filter((p) => !listed.has(p) && !listed.has(p.split('.')[0]));
       expect(missing).toEqual([]);
     });
+});
+
+describe('README programs: warnings', () => {
+  // A README program is what users copy: it synthesizes without a warning (aws-cdk-lib's and the
+  // library's), unless the text around it names the warning's id and says why it is expected.
+  const programs = fs.readdirSync(path.join(root, 'examples', 'readme')).filter((f) => f.endsWith('.ts'));
+  test.each(programs)('%s synthesizes without warnings, or the README says why', (program) => {
+    // The README section that shows the program: from its heading to the next of the same level.
+    const text = fs.readFileSync(path.join(root, 'examples', 'readme', program), 'utf8');
+    const at = readme.indexOf(text);
+    const section = at < 0 ? '' : readme.slice(readme.lastIndexOf('\n#', at), readme.indexOf('\n#', at + text.length));
+    const unexplained = exampleWarnings(program).filter((w) => {
+      const id = / \[ack: ([^\]]+)\]$/.exec(w)?.[1];
+      return !id || !section.includes(`\`${id}\``);
+    });
+    expect(unexplained).toEqual([]);
+  }, 120_000);
 });
 
 describe('README programs: cfn-lint', () => {

@@ -524,6 +524,19 @@ describe('S3FilesMountedFunction: errors and warnings in the user\'s terms', () 
     expect(() => new S3FilesMountedFunction(stack, 'Fn2', { ...FN, vpc, s3FileSystem: bucket as any })).not.toThrow(/accessPointOptions/);
   });
 
+  test('a VPC with only public subnets names the file system\'s `vpcSubnets` as the L3 spells it, in each language', () => {
+    // GIVEN a VPC with public subnets only
+    const stack = newStack();
+    const vpc = new ec2.Vpc(stack, 'Public', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }] });
+    // THEN the fix names s3FileSystemOptions.vpcSubnets (the function's own vpcSubnets would not help), spelled per binding
+    expect(() => new S3FilesMountedFunction(stack, 'Fn', { ...FN, vpc, allowPublicSubnet: true }))
+      .toThrow(/invalid vpc "TestStack\/Public": it has no private or isolated subnets for the mount targets\. Fix: .*or pass `s3FileSystemOptions\.vpcSubnets` explicitly\. \(Python: s3_file_system_options\.vpc_subnets; Java: s3FileSystemOptions\(…\) › vpcSubnets\(…\); Go: S3FileSystemOptions\.VpcSubnets\.\)/);
+    // AND following it works
+    expect(() => new S3FilesMountedFunction(stack, 'Fn2', {
+      ...FN, vpc, allowPublicSubnet: true, s3FileSystemOptions: { vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC } },
+    })).not.toThrow();
+  });
+
   test('a warning about the access point it made can be acknowledged on the function', () => {
     // GIVEN functions whose own access point acts as root (a warning about the access point)
     const rootFunction = () => {

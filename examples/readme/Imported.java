@@ -30,6 +30,7 @@ public class Imported {
             .vpcId("vpc-0123456789abcdef0")
             .availabilityZones(List.of("us-east-1a", "us-east-1b"))
             .isolatedSubnetIds(List.of("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"))
+            .isolatedSubnetRouteTableIds(List.of("rtb-0aaaaaaaaaaaaaaaa", "rtb-0bbbbbbbbbbbbbbbb"))
             .build());
 
         // A file system made elsewhere (another app, the console): what this app needs to know of it.

@@ -60,6 +60,8 @@ public class OtherCompute {
             .taskDefinition(taskDefinition)
             // A task that cannot start fails the deployment in minutes instead of hours.
             .circuitBreaker(DeploymentCircuitBreaker.builder().rollback(true).build())
+            // New tasks mount (with the current rights) before old ones stop.
+            .minHealthyPercent(100)
             .build();
         EcsMount.onService(service, results, EcsMountOptions.builder().containerPath("/mnt/results").readOnly(true).build());
 

@@ -4,7 +4,7 @@ import java.util.List;
 import io.github.cdks3files.lambda.LambdaMount;
 import io.github.cdks3files.lambda.LambdaMountOptions;
 import io.github.cdks3files.lambda.S3FilesAccessPoint;
-import io.github.cdks3files.lambda.S3FilesAccessPointOptions;
+import io.github.cdks3files.lambda.S3FilesAccessPointProps;
 import io.github.cdks3files.lambda.S3FilesFileSystem;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.Stack;
@@ -26,11 +26,11 @@ public class OwnFunction {
                 .name("Isolated").subnetType(SubnetType.PRIVATE_ISOLATED).build()))
             .build();
         S3FilesFileSystem fileSystem = S3FilesFileSystem.Builder.create(storage, "Files").vpc(vpc).build();
-        S3FilesAccessPoint reports = fileSystem.addAccessPoint("Reports",
-            S3FilesAccessPointOptions.builder().path("/reports").build());
 
         // Your own function, in another stack, built however you like.
         Stack compute = new Stack(app, "Compute");
+        // Its access point beside it: replacing or removing it is then an ordinary update of this stack.
+        S3FilesAccessPoint reports = S3FilesAccessPoint.Builder.create(compute, "Reports").fileSystem(fileSystem).path("/reports").build();
         Function worker = Function.Builder.create(compute, "Worker")
             .runtime(Runtime.NODEJS_24_X)
             .handler("index.handler")

@@ -22,7 +22,7 @@ public class SplitStacks {
             .build();
         S3FilesFileSystem fileSystem = S3FilesFileSystem.Builder.create(storage, "Files").vpc(vpc).build();
 
-        // Nothing below changes the storage stack's template.
+        // The compute stack's resources; the storage stack gains only exports of the values they use.
         Stack compute = new Stack(app, "Compute");
         Code code = Code.fromInline("exports.handler = async () => ({})");
         S3FilesAccessPoint shared = S3FilesAccessPoint.Builder.create(compute, "Shared")

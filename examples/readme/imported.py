@@ -12,6 +12,7 @@ vpc = ec2.Vpc.from_vpc_attributes(
     vpc_id="vpc-0123456789abcdef0",
     availability_zones=["us-east-1a", "us-east-1b"],
     isolated_subnet_ids=["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"],
+    isolated_subnet_route_table_ids=["rtb-0aaaaaaaaaaaaaaaa", "rtb-0bbbbbbbbbbbbbbbb"],
 )
 
 # A file system made elsewhere (another app, the console): what this app needs to know of it.

@@ -10,6 +10,7 @@ const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
   vpcId: 'vpc-0123456789abcdef0',
   availabilityZones: ['us-east-1a', 'us-east-1b'],
   isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'],
+  isolatedSubnetRouteTableIds: ['rtb-0aaaaaaaaaaaaaaaa', 'rtb-0bbbbbbbbbbbbbbbb'],
 });
 
 // A file system made elsewhere (another app, the console): what this app needs to know of it.

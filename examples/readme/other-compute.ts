@@ -27,6 +27,8 @@ const service = new ecs.FargateService(stack, 'Service', {
   taskDefinition,
   // A task that cannot start fails the deployment in minutes instead of hours.
   circuitBreaker: { rollback: true },
+  // New tasks mount (with the current rights) before old ones stop.
+  minHealthyPercent: 100,
 });
 EcsMount.onService(service, results, { containerPath: '/mnt/results', readOnly: true });
 

@@ -33,6 +33,8 @@ service = ecs.FargateService(
     task_definition=task_definition,
     # A task that cannot start fails the deployment in minutes instead of hours.
     circuit_breaker=ecs.DeploymentCircuitBreaker(rollback=True),
+    # New tasks mount (with the current rights) before old ones stop.
+    min_healthy_percent=100,
 )
 EcsMount.on_service(service, results, container_path="/mnt/results", read_only=True)
 

@@ -3,7 +3,7 @@ import os
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_lambda as lambda_
-from cdk_s3files_lambda import LambdaMount, S3FilesFileSystem
+from cdk_s3files_lambda import LambdaMount, S3FilesAccessPoint, S3FilesFileSystem
 
 app = cdk.App()
 storage = cdk.Stack(app, "Storage")
@@ -16,10 +16,11 @@ vpc = ec2.Vpc(
     ],
 )
 file_system = S3FilesFileSystem(storage, "Files", vpc=vpc)
-reports = file_system.add_access_point("Reports", path="/reports")
 
 # Your own function, in another stack, built however you like.
 compute = cdk.Stack(app, "Compute")
+# Its access point beside it: replacing or removing it is then an ordinary update of this stack.
+reports = S3FilesAccessPoint(compute, "Reports", file_system=file_system, path="/reports")
 worker = lambda_.Function(
     compute,
     "Worker",

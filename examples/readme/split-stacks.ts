@@ -11,7 +11,7 @@ const vpc = new ec2.Vpc(storage, 'Vpc', {
 });
 const fileSystem = new S3FilesFileSystem(storage, 'Files', { vpc });
 
-// Nothing below changes the storage stack's template.
+// The compute stack's resources; the storage stack gains only exports of the values they use.
 const compute = new Stack(app, 'Compute');
 const runtime = lambda.Runtime.NODEJS_24_X;
 const handler = 'index.handler';

@@ -15,7 +15,7 @@ vpc = ec2.Vpc(
 )
 file_system = S3FilesFileSystem(storage, "Files", vpc=vpc)
 
-# Nothing below changes the storage stack's template.
+# The compute stack's resources; the storage stack gains only exports of the values they use.
 compute = cdk.Stack(app, "Compute")
 fn = dict(
     runtime=lambda_.Runtime.NODEJS_24_X,

@@ -65,14 +65,20 @@ export function warnUnresolved(scope: IConstruct, prop: string): void {
  * when it refuses a value, names the prop as the user wrote it (`accessPointOptions.posixUser.uid`).
  * Props in `topLevel` came from the outer props, not the options, and keep their names.
  */
-export function asNestedProp<T>(prefix: string, build: () => T, topLevel: string[] = []): T {
+export function asNestedProp<T>(prefix: string, build: () => T, topLevel: string[] = [], nested: readonly string[] = []): T {
   try {
     return build();
   } catch (e) {
-    const named = e instanceof Error ? / invalid ([A-Za-z0-9.[\]]+) /.exec(e.message) : null;
-    if (e instanceof Error && named && !topLevel.includes(named[1])) {
-      const prop = `${prefix}.${named[1]}`;
-      e.message = spelled(e.message.replace(/ \(Python: .*\.\)$/, '').replace(named[0], ` invalid ${prop} `), [prop]);
+    if (!(e instanceof Error)) throw e;
+    const named = / invalid ([A-Za-z0-9.[\]]+) /.exec(e.message);
+    const props = named && !topLevel.includes(named[1]) ? [`${prefix}.${named[1]}`] : [];
+    // The fix may name another option of the nested props (`vpcSubnets`): name it as the user writes it.
+    const renamed = nested.filter((n) => e.message.includes(`\`${n}\``));
+    if (props.length > 0 || renamed.length > 0) {
+      let text = e.message.replace(/ \(Python: .*\.\)$/, '');
+      if (named && props.length > 0) text = text.replace(named[0], ` invalid ${props[0]} `);
+      for (const n of renamed) text = text.split(`\`${n}\``).join(`\`${prefix}.${n}\``);
+      e.message = spelled(text, props);
     }
     throw e;
   }
@@ -122,12 +128,15 @@ export function spellings(name: string, call: boolean): { python: string; java: 
     const [first, ...members] = rest;
     const suffix = call ? '()' : '';
     const pyModule = module ? `${module === 'lambda' ? 'lambda_' : module}.` : '';
+    // Between an object and the member called, each property is a getter: Java's getX(), Go's X().
+    const getters = isClass ? [] : members.slice(0, -1);
+    const called = isClass ? members : members.slice(-1);
     return {
       python: pyModule + [isClass ? first : snake(first), ...members.map(snake)].join('.') + suffix,
-      java: [first, ...members].join('.') + suffix,
+      java: [first, ...getters.map((g) => `get${pascal(g)}()`), ...called].join('.') + suffix,
       go: (module ? `${MODULES[module]}.` : '') + (isClass
         ? [first, members.map(pascal).join('_')].filter((p) => p !== '').join('_')
-        : [members.length ? first : pascal(first), ...members.map(pascal)].join('.')) + suffix,
+        : [members.length ? first : pascal(first), ...getters.map((g) => `${pascal(g)}()`), ...called.map(pascal)].join('.')) + suffix,
     };
   }
   const parts = indexed.map((p) => p.replace(/\[\d+\]$/, ''));

@@ -232,6 +232,16 @@ describe.each(ADAPTERS)('mount contract: $name', (adapter) => {
     const local = new S3FilesAccessPoint(compute, 'Local', { fileSystem, path: '/local' });
     expect(messagesOn(adapter.mount(compute, vpc, local, 'Near')).join('\n')).not.toContain('accessPointInAnotherStack');
   });
+
+  test('with weak cross-stack references (what `cdk init` sets), the warning says the client keeps the old ARN until its own deployment', () => {
+    const app = new App({ context: { '@aws-cdk/core:defaultCrossStackReferences': 'weak' } });
+    const storageStack = new Stack(app, 'Storage', { env: ENV });
+    const { vpc, accessPoint } = storage(storageStack);
+    const client = adapter.mount(new Stack(app, 'Compute', { env: ENV }), vpc, accessPoint, 'Client');
+    const text = messagesOn(client).join('\n');
+    expect(text).toMatch(/reads its ARN from that stack's outputs \(`@aws-cdk\/core:defaultCrossStackReferences` is "weak"\): CloudFormation lets the access point be replaced/);
+    expect(text).not.toMatch(/refuses to change an export in use/);
+  });
 });
 
 test('every warning id the contract checks is one the stack-level warnings show too', () => {

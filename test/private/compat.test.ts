@@ -13,7 +13,8 @@ import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
   aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, fargateProfileSelection,
   isImmutablePrincipal, lambdaAutoSecurityGroup,
-  launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily, subnetAvailabilityZone, warningsOf,
+  launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily,
+  subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
 import { eksVpc, importedCluster, newCluster } from '../util/eks';
 import { FN, isolatedVpc, newStack } from '../util/template';

@@ -80,4 +80,10 @@ describe('spellings of types, modules and members', () => {
     expect(spelled('use `RemovalPolicy.RETAIN`')).toBe('use `RemovalPolicy.RETAIN`');
     expect(spellings('fileSystem.grantRead', true)).toEqual({ python: 'file_system.grant_read()', java: 'fileSystem.grantRead()', go: 'fileSystem.GrantRead()' });
   });
+
+  test('a call through an object\'s properties: each property between is a getter in Java and Go', () => {
+    expect(spellings('fileSystem.bucket.applyRemovalPolicy', true)).toEqual({
+      python: 'file_system.bucket.apply_removal_policy()', java: 'fileSystem.getBucket().applyRemovalPolicy()', go: 'fileSystem.Bucket().ApplyRemovalPolicy()',
+    });
+  });
 });

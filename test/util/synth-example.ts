@@ -5,6 +5,7 @@ import * as path from 'path';
 const root = path.join(__dirname, '..', '..');
 const readme = path.join(root, 'examples', 'readme');
 const cache = new Map<string, Record<string, any>>();
+const warningsCache = new Map<string, string[]>();
 
 /**
  * Runs examples/readme/<file> against this checkout's source (the package name mapped to src/)
@@ -17,12 +18,21 @@ export function synthExample(file: string): Record<string, any> {
   if (!cache.has(file)) {
     const programs = cache.size === 0 ? [file]
       : [file, ...fs.readdirSync(readme).filter((f) => f.endsWith('.ts') && f !== file && !cache.has(f))];
-    for (const [name, templates] of synthPrograms(programs)) cache.set(name, templates);
+    for (const [name, { templates, warnings }] of synthPrograms(programs)) {
+      cache.set(name, templates);
+      warningsCache.set(name, warnings);
+    }
   }
   return cache.get(file)!;
 }
 
-function synthPrograms(files: string[]): Map<string, Record<string, any>> {
+/** The warnings the program's synthesis gave (path: text), as a user's `cdk synth` prints them. */
+export function exampleWarnings(file: string): string[] {
+  synthExample(file);
+  return warningsCache.get(file)!;
+}
+
+function synthPrograms(files: string[]): Map<string, { templates: Record<string, any>; warnings: string[] }> {
   const dir = fs.mkdtempSync(path.join(root, 'test', '.readme-'));
   try {
     for (const file of files) {
@@ -41,17 +51,22 @@ function synthPrograms(files: string[]): Map<string, Record<string, any>> {
       env: { ...process.env, CDK_VALIDATION: 'true', TS_NODE_PROJECT: path.join(root, 'test', 'tsconfig.json') },
     });
     if (r.status !== 0) throw new Error(`examples/readme failed to synthesize: ${r.stderr}`);
-    const result = new Map<string, Record<string, any>>();
+    const result = new Map<string, { templates: Record<string, any>; warnings: string[] }>();
     for (const file of files) {
       const out = path.join(dir, 'out', file);
       // The validation report lists a plugin only when it found something: a README program has nothing.
       const report = JSON.parse(fs.readFileSync(path.join(out, 'validation-report.json'), 'utf8'));
       if (report.pluginReports.length > 0) throw new Error(`aws-cdk-lib's validation reports on examples/readme/${file}: ${r.stderr}`);
       const templates: Record<string, any> = {};
-      for (const f of fs.readdirSync(out).filter((n) => n.endsWith('.template.json'))) {
-        templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));
+      const warnings: string[] = [];
+      for (const f of fs.readdirSync(out)) {
+        if (f.endsWith('.template.json')) templates[f.replace('.template.json', '')] = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8'));
+        if (!f.endsWith('.metadata.json')) continue;
+        for (const [at, entries] of Object.entries<Array<{ type: string; data: unknown }>>(JSON.parse(fs.readFileSync(path.join(out, f), 'utf8')))) {
+          for (const e of entries) if (e.type === 'aws:cdk:warning') warnings.push(`${at}: ${String(e.data)}`);
+        }
       }
-      result.set(file, templates);
+      result.set(file, { templates, warnings });
     }
     return result;
   } finally {

@@ -293,7 +293,7 @@ export function checkClientAccount(
       `${fs.node.path} is in account ${owner} (its ARN), and ${stack.node.path} is environment-agnostic, so the library cannot check that ${what} is deployed in that account. `
       + (sameAccountOnly
         ? `${sameAccountOnly}. Give the stack an \`env\` with \`account\` '${owner}'.`
-        : 'From another account it mounts only once the owner\'s file-system policy allows its role (see the README, "Who can mount"). Give the stack an `env` with `account` '
+        : 'From another account it mounts only once the owner\'s file-system policy allows its role (README, "Who can mount"). Give the stack an `env` with `account` '
           + `'${owner}'.`));
     return;
   }

@@ -21,6 +21,9 @@ export interface ClientOptions {
   readonly rootAccess?: boolean;
 }
 
+/** aws-cdk-lib's feature flag for how a stack references another's values (2.254+). */
+const CROSS_STACK_REFERENCES = '@aws-cdk/core:defaultCrossStackReferences';
+
 /** Where every compute mounts the file system when no path is given. */
 export const DEFAULT_MOUNT_PATH = '/mnt/s3files';
 
@@ -183,10 +186,18 @@ function checkAccessPointStack(scope: IConstruct, accessPoint: IS3FilesAccessPoi
   const apStack = topLevelStack(accessPoint);
   const clientStack = topLevelStack(scope);
   if (apStack === clientStack) return;
+  // aws-cdk-lib 2.254+: the consumer's flag decides between exports (strong, the default) and
+  // Fn::GetStackOutput (weak; "both" makes the consumer read outputs too).
+  const reference = clientStack.node.tryGetContext(CROSS_STACK_REFERENCES);
+  const weak = reference === 'weak' || reference === 'both';
   warn(scope, 'accessPointInAnotherStack',
-    `${accessPoint.node.path} is created in stack ${apStack.node.path} and mounted by ${what} in stack ${clientStack.node.path}, which imports its ARN: `
-    + 'CloudFormation refuses to change an export in use, so replacing the access point (a new `path`, `posixUser` or `createPermissions`) or removing it fails. '
-    + 'Create the access point in the stack of its clients (the file system can stay where it is), or follow the two deployments in the README (Lifecycle).');
+    `${accessPoint.node.path} is created in stack ${apStack.node.path} and mounted by ${what} in stack ${clientStack.node.path}, which `
+    + (weak
+      ? `reads its ARN from that stack's outputs (\`${CROSS_STACK_REFERENCES}\` is "${reference}"): CloudFormation lets the access point be replaced (a new `
+        + '`path`, `posixUser` or `createPermissions`) or removed, and this stack keeps the old ARN until it is deployed itself, so its mounts fail in between. '
+      : 'imports its ARN: CloudFormation refuses to change an export in use, so replacing the access point (a new `path`, `posixUser` or `createPermissions`) '
+        + 'or removing it fails. ')
+    + 'Create the access point in the stack of its clients (the file system can stay where it is), or follow the two deployments in docs/lifecycle.md, "Lifecycle".');
 }
 
 /**

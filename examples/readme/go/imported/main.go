@@ -16,9 +16,10 @@ func main() {
 		Env: &awscdk.Environment{Account: jsii.String("111111111111"), Region: jsii.String("us-east-1")},
 	})
 	vpc := awsec2.Vpc_FromVpcAttributes(stack, jsii.String("Vpc"), &awsec2.VpcAttributes{
-		VpcId:             jsii.String("vpc-0123456789abcdef0"),
-		AvailabilityZones: jsii.Strings("us-east-1a", "us-east-1b"),
-		IsolatedSubnetIds: jsii.Strings("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"),
+		VpcId:                       jsii.String("vpc-0123456789abcdef0"),
+		AvailabilityZones:           jsii.Strings("us-east-1a", "us-east-1b"),
+		IsolatedSubnetIds:           jsii.Strings("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"),
+		IsolatedSubnetRouteTableIds: jsii.Strings("rtb-0aaaaaaaaaaaaaaaa", "rtb-0bbbbbbbbbbbbbbbb"),
 	})
 
 	// A file system made elsewhere (another app, the console): what this app needs to know of it.

@@ -36,6 +36,8 @@ func main() {
 		TaskDefinition: taskDefinition,
 		// A task that cannot start fails the deployment in minutes instead of hours.
 		CircuitBreaker: &awsecs.DeploymentCircuitBreaker{Rollback: jsii.Bool(true)},
+		// New tasks mount (with the current rights) before old ones stop.
+		MinHealthyPercent: jsii.Number(100),
 	})
 	cdks3fileslambda.EcsMount_OnService(service, results, &cdks3fileslambda.EcsMountOptions{
 		ContainerPath: jsii.String("/mnt/results"), ReadOnly: jsii.Bool(true),

@@ -19,10 +19,13 @@ func main() {
 		},
 	})
 	fileSystem := cdks3fileslambda.NewS3FilesFileSystem(storage, jsii.String("Files"), &cdks3fileslambda.S3FilesFileSystemProps{Vpc: vpc})
-	reports := fileSystem.AddAccessPoint(jsii.String("Reports"), &cdks3fileslambda.S3FilesAccessPointOptions{Path: jsii.String("/reports")})
 
 	// Your own function, in another stack, built however you like (run from the folder holding worker/).
 	compute := awscdk.NewStack(app, jsii.String("Compute"), nil)
+	// Its access point beside it: replacing or removing it is then an ordinary update of this stack.
+	reports := cdks3fileslambda.NewS3FilesAccessPoint(compute, jsii.String("Reports"), &cdks3fileslambda.S3FilesAccessPointProps{
+		FileSystem: fileSystem, Path: jsii.String("/reports"),
+	})
 	worker := awslambda.NewFunction(compute, jsii.String("Worker"), &awslambda.FunctionProps{
 		Runtime:    awslambda.Runtime_NODEJS_24_X(),
 		Handler:    jsii.String("index.handler"),
