@@ -5,7 +5,7 @@ const CDK_CLI_VERSION = '2.1148.1';
 
 const project = new awscdk.AwsCdkConstructLibrary({
   name: 'cdk-s3files-lambda',
-  description: 'AWS CDK constructs for Amazon S3 Files: a bucket mounted as a file system in Lambda functions, ECS tasks, Batch jobs, EC2 instances and AgentCore runtimes, with a readiness waiter, access points, scoped IAM and monitoring.',
+  description: 'AWS CDK constructs for Amazon S3 Files: a bucket mounted as a file system in Lambda functions, ECS tasks, Batch jobs, EC2 instances, AgentCore runtimes and EKS pods, with a readiness waiter, access points, scoped IAM and monitoring.',
   author: 'S3 Files CDK team',
   authorAddress: 'team@example.com',
   repositoryUrl: 'https://github.com/example/cdk-s3files-lambda.git',

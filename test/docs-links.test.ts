@@ -55,3 +55,28 @@ test.each(PAGES)('%s: every relative link and anchor resolves', (page) => {
   }
   expect(broken).toEqual([]);
 });
+
+/** The page sections the library's messages send users to: `README, "Who can mount"`, `docs/lifecycle.md, "Lifecycle"`. */
+export function messageReferences(source: string): Array<{ page: string; section: string }> {
+  return [...source.matchAll(/\b(README|docs\/[a-z-]+\.md), "([^"]+)"/g)].map(([, page, section]) => ({ page: page === 'README' ? 'README.md' : page, section }));
+}
+
+describe('the pages the library\'s messages point to', () => {
+  const src = path.join(root, 'src');
+  const sources = fs.readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))
+    .map((f) => fs.readFileSync(path.join(src, f), 'utf8')).join('\n');
+
+  test('every section a message names is a heading of that page', () => {
+    const refs = messageReferences(sources);
+    expect(refs.length).toBeGreaterThanOrEqual(3);
+    const missing = refs.filter(({ page, section }) => !new RegExp(`^#{1,6} ${section.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'm')
+      .test(fs.readFileSync(path.join(root, page), 'utf8')));
+    expect(missing).toEqual([]);
+  });
+
+  test('and the check can fail: a section the page does not have is found', () => {
+    expect(messageReferences('see the README, "Lifecycle", and docs/lifecycle.md, "Lifecycle"')).toEqual([
+      { page: 'README.md', section: 'Lifecycle' }, { page: 'docs/lifecycle.md', section: 'Lifecycle' },
+    ]);
+  });
+});

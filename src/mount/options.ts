@@ -21,7 +21,7 @@ export interface S3FilesClientOptions {
 }
 
 /**
- * Options of the computes whose mount helper is amazon-efs-utils (ECS, Batch, EC2), and of
+ * Options of the computes whose mount helper is amazon-efs-utils (ECS, Batch, EC2, EKS), and of
  * AgentCore: whether direct reads are granted.
  */
 export interface S3FilesMountOptions extends S3FilesClientOptions {

