@@ -16,19 +16,30 @@ logs=test-reports/phases
 rm -rf "$logs"
 mkdir -p "$logs"
 summary="$logs/summary.txt"
+cpu="$logs/cpu.txt"
 : >"$summary"
+: >"$cpu"
 t0=$SECONDS
 
 # run NAME CMD...: runs CMD with its output in $logs/NAME.log; records the time; on failure shows
 # the log's end and returns the exit code.
 run() {
   local name="$1"; shift
-  local start=$SECONDS rc=0
-  "$@" >"$logs/$name.log" 2>&1 || rc=$?
+  local start=$SECONDS rc=0 TIMEFORMAT='%R %U %S'
+  # bash's `time` counts the CPU of every process the phase started (user + sys), beside its wall time.
+  { time "$@" >"$logs/$name.log" 2>&1 || rc=$?; } 2>"$logs/.$name.time"
   printf '%-34s %5d s  %s\n' "$name" $((SECONDS - start)) "$([[ $rc -eq 0 ]] && echo ok || echo "FAILED ($rc)")" >>"$summary"
+  cpu_line "$name" "$(cat "$logs/.$name.time")"
   echo "=== $name: $((SECONDS - start)) s, exit $rc"
   if [[ $rc -ne 0 ]]; then tail -n 80 "$logs/$name.log"; fi
   return "$rc"
+}
+
+# cpu_line NAME "WALL USER SYS": one row of the CPU table (cpu.txt beside summary.txt).
+cpu_line() {
+  local wall user sys
+  read -r wall user sys <<<"$2"
+  awk -v n="$1" -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%-34s %7.1f s wall %8.1f s CPU (user %.1f, sys %.1f)\n", n, w, u + s, u, s }' >>"$cpu"
 }
 
 # Runs the given phases (functions) side by side; fails if any failed, after all have ended. Each
@@ -77,13 +88,19 @@ fi
 if [[ $status -eq 0 ]]; then
   # Jest's own output goes to the console as it runs (its log is long and useful live).
   start=$SECONDS
-  npx jest --ci 2>&1 | tee "$logs/jest.log" || status=1
+  TIMEFORMAT='%R %U %S'
+  { time { npx jest --ci 2>&1 | tee "$logs/jest.log" || status=1; }; } 2>"$logs/.jest.time"
   printf '%-34s %5d s  %s\n' jest $((SECONDS - start)) "$([[ $status -eq 0 ]] && echo ok || echo FAILED)" >>"$summary"
+  cpu_line jest "$(cat "$logs/.jest.time")"
 fi
 if [[ $status -eq 0 ]]; then
   phase together lint bindings
 fi
 printf '%-34s %5d s\n' "total (wall)" $((SECONDS - t0)) >>"$summary"
+total_cpu="$(awk '{ cpu += $5 } END { printf "%-34s %7s   %8.1f s CPU", "total (CPU of every phase)", "", cpu }' "$cpu")"
+echo "$total_cpu" >>"$cpu"
 echo "phase times (logs in $logs/):"
 sed 's/^/  /' "$summary"
+echo "CPU per phase (user + sys; phases side by side share the 2 cores):"
+sed 's/^/  /' "$cpu"
 exit $status

@@ -44,7 +44,17 @@ node24="${BINDINGS_NODE24_BIN:-}"
 [[ "${BINDINGS_MAVEN_OFFLINE:-}" == "1" ]] && mvn_flags+=(-o)
 
 rm -rf "$work"
-mkdir -p "$work/logs" "$work/out"
+mkdir -p "$work/logs" "$work/out" "$work/java-tmp"
+# A run that passes leaves nothing behind (its Go binaries alone are ~1 GB); a failed one keeps
+# its logs and outputs for reading. BINDINGS_KEEP_WORK=1 keeps them either way.
+finish() { local rc=$?; if [[ $rc -eq 0 && "${BINDINGS_KEEP_WORK:-}" != "1" ]]; then rm -rf "$work"; fi; return $rc; }
+trap finish EXIT
+# The jsii Java runtime unpacks itself into java.io.tmpdir: into the work directory, which goes with it.
+java_tmp=(-Djava.io.tmpdir="$work/java-tmp")
+# The templates of the four languages are compared with each other, not validated again: aws-cdk-lib's
+# own CloudFormation validation (seconds of CPU per process) runs where a test reads it (the validator
+# app and the README programs in jest, and the cdk init app below, as a user synthesizes).
+export CDK_VALIDATION=false
 timings="$work/timings.txt"
 : >"$timings"
 
@@ -143,7 +153,7 @@ java_synth() {
     -Dfile="$j.jar" -DpomFile="$j.pom" -Dsources="$j-sources.jar" -Djavadoc="$j-javadoc.jar"
   local installed="$m2/io/github/cdks3files/cdk-s3files-lambda/$lib_version/cdk-s3files-lambda-$lib_version"
   for f in "$installed-sources.jar" "$installed-javadoc.jar"; do [[ -s "$f" ]] || { echo "missing $f after install-file"; exit 1; }; done
-  (cd examples/java && CDK_OUTDIR="$work/out/example-java" mvn "${mvn_flags[@]}" \
+  (cd examples/java && CDK_OUTDIR="$work/out/example-java" MAVEN_OPTS="${MAVEN_OPTS:-} ${java_tmp[*]}" mvn "${mvn_flags[@]}" \
     -Dcdk.version="$cdk_version" -Dcdk-s3files-lambda.version="$lib_version" compile exec:java)
   # The README snippet compiles against the example's dependency classpath.
   (cd examples/java && mvn "${mvn_flags[@]}" -Dcdk.version="$cdk_version" -Dcdk-s3files-lambda.version="$lib_version" \
@@ -159,7 +169,7 @@ java_run_readme() {
   cp="$(cat "$work/java-classpath.txt")"
   for program in "${readme_programs[@]}"; do
     read -r name ts py java go <<<"$program"
-    (cd examples/readme && CDK_OUTDIR="$work/out/$name-java$suffix" java -cp "$work/readme-java:$cp" "$java")
+    (cd examples/readme && CDK_OUTDIR="$work/out/$name-java$suffix" java "${java_tmp[@]}" -cp "$work/readme-java:$cp" "$java")
   done
 }
 # javadoc shows the example in Java.
@@ -214,7 +224,7 @@ ts_fresh_app() {
     && npm install --no-audit --no-fund "$tarball" \
     && cp "$root/examples/readme/quickstart.ts" "bin/$(basename "$app").ts" \
     && npx tsc --noEmit \
-    && npx cdk synth --quiet --output "$work/out/readme-typescript-app")
+    && CDK_VALIDATION=true npx cdk synth --quiet --output "$work/out/readme-typescript-app")
   # The app keeps cdk init's feature flags (a user's defaults), so its template is not compared with
   # the others: it must hold the file system, its mount targets and the mounted function.
   python3 - "$work/out/readme-typescript-app/QuickStart.template.json" <<'PY'
@@ -223,7 +233,11 @@ resources = json.load(open(sys.argv[1]))["Resources"].values()
 types = [r["Type"] for r in resources]
 assert types.count("AWS::S3Files::FileSystem") == 1 and types.count("AWS::S3Files::MountTarget") == 2, types
 assert any(r["Type"] == "AWS::Lambda::Function" and "FileSystemConfigs" in r["Properties"] for r in resources)
-print(f"the quick start in a fresh cdk init app: {len(types)} resources, the file system mounted")
+# aws-cdk-lib's own CloudFormation validation ran (its report is written only then) and found nothing.
+import os
+report = json.load(open(os.path.join(os.path.dirname(sys.argv[1]), "validation-report.json")))
+assert report["pluginReports"] == [], report
+print(f"the quick start in a fresh cdk init app: {len(types)} resources, the file system mounted, aws-cdk-lib's validation clean")
 PY
 }
 
@@ -259,7 +273,7 @@ python_all() {
   step "python errors" python_errors
 }
 # What a Java user meets: the same errors and warning, in the builders' spelling.
-java_errors() { java -cp "$work/readme-java:$(cat "$work/java-classpath.txt")" Errors; }
+java_errors() { java "${java_tmp[@]}" -cp "$work/readme-java:$(cat "$work/java-classpath.txt")" Errors; }
 java_all() { step "java build + synth" java_synth; step "java javadoc" java_docs; step "java errors" java_errors; }
 ts_all() { step "typescript synth" ts_synth; step "typescript: cdk init + tarball" ts_fresh_app; }
 go_all() { step "go build" go_setup; step "go synth" go_synth; step "go errors" go_errors; }
@@ -327,4 +341,4 @@ if [[ -n "$node24" ]]; then
 fi
 echo "timings:"
 sed 's/^/    /' "$timings"
-echo "outputs: $work/out"
+echo "outputs: $work/out (removed now that the run passed, unless BINDINGS_KEEP_WORK=1)"
