@@ -41,7 +41,6 @@ const last = <T>(xs: readonly T[]): T => xs[xs.length - 1];
 const WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
 /** Small counts in words, as prose writes them: "four", "12". */
 const word = (x: number): string => WORDS[x] ?? String(x);
-const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Least-squares y = a + b·x and its R². */
 export function linearFit(xs: number[], ys: number[]): { a: number; b: number; r2: number } {
@@ -105,7 +104,9 @@ function header(r: BenchResults): string {
 
 function summary(r: BenchResults): string {
   const maxDelay = r.deployWait.delayMs.max;
-  const synth = last(r.synth.rows);
+  const synthAt = (n: number) => r.synth.rows.find((row) => row.n === n);
+  const synthGoals = [50, last(r.synth.rows).n].filter((n, i, all) => all.indexOf(n) === i).map(synthAt)
+    .filter((row): row is SynthResults['rows'][number] => row !== undefined);
   const tpl = r.templates.rows.find((t) => t.n === 50) ?? last(r.templates.rows);
   const fits = tpl.library.resources <= CFN_MAX_RESOURCES && tpl.library.bytes <= CFN_MAX_TEMPLATE_BYTES;
   const largestBundle = Math.max(...r.bundles.rows.map((b) => b.bytes));
@@ -117,64 +118,79 @@ function summary(r: BenchResults): string {
       ['Deploy wait ≤ 1 poll interval after the last resource is available',
         `max ${(maxDelay / r.deployWait.queryIntervalMs).toFixed(2)} intervals over ${r.deployWait.deployments} deployments`,
         yes(maxDelay <= r.deployWait.queryIntervalMs)],
-      [`Synth ratio ≤ ${SYNTH_RATIO_GOAL} at ${synth.n} functions`, (synth.library.ms / synth.handWired.ms).toFixed(2),
-        yes(synth.library.ms / synth.handWired.ms <= SYNTH_RATIO_GOAL)],
+      ...synthGoals.map((row) => [`Synth CPU ratio ≤ ${SYNTH_RATIO_GOAL} at ${row.n} functions (against the floor)`, synthRatio(row).toFixed(2),
+        yes(synthRatio(row) <= SYNTH_RATIO_GOAL)]),
       [`${tpl.n} functions fit one stack (< ${CFN_MAX_RESOURCES} resources, < 1 MB)`, `${tpl.library.resources} resources, ${kib(tpl.library.bytes)} KiB`, yes(fits)],
       [`Every bundle < ${BUNDLE_BUDGET_BYTES / 1024} KiB`, `largest ${kib(largestBundle)} KiB`, yes(largestBundle <= BUNDLE_BUDGET_BYTES)],
     ]),
   ].join('\n');
 }
 
+/** Milliseconds a side spent: CPU time where measured (what a busy machine changes least), else wall time. */
+const cpuOf = (side: SynthResults['rows'][number]['library']): number => side.cpuMs ?? side.ms;
+/** Library ÷ floor, on CPU medians. */
+function synthRatio(row: SynthResults['rows'][number]): number {
+  return cpuOf(row.library) / cpuOf(row.handWired);
+}
+
+function synthTable(rows: SynthResults['rows']): string {
+  return table(
+    ['Functions', 'Library CPU ms', 'Floor CPU ms', 'Ratio', 'Library wall ms', 'Floor wall ms', 'Library build / synth ms', 'Floor build / synth ms'],
+    ['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    rows.map((r) => [
+      r.n, n0(cpuOf(r.library)), n0(cpuOf(r.handWired)), `**${synthRatio(r).toFixed(2)}**`, n0(r.library.ms), n0(r.handWired.ms),
+      `${n0(r.library.buildMs)} / ${n0(r.library.synthMs)}`, `${n0(r.handWired.buildMs)} / ${n0(r.handWired.synthMs)}`,
+    ]),
+  );
+}
+
 function synthSection(s: SynthResults, earlier: BenchResults['earlierRuns']): string {
   const end = last(s.rows);
-  const ratio = (row: typeof end): number => row.library.ms / row.handWired.ms;
   // Fit the per-size medians: single repeats on this machine carry GC and neighbour noise.
   const xs = s.rows.map((r) => r.n);
-  const lib = linearFit(xs, s.rows.map((r) => r.library.ms));
-  const hand = linearFit(xs, s.rows.map((r) => r.handWired.ms));
-  const met = ratio(end) <= SYNTH_RATIO_GOAL;
-  const others = earlier.filter((e) => e.synth.n === end.n).map((e) => e.synth.libraryMs / e.synth.handWiredMs);
-  const all = [ratio(end), ...others];
+  const lib = linearFit(xs, s.rows.map((r) => cpuOf(r.library)));
+  const hand = linearFit(xs, s.rows.map((r) => cpuOf(r.handWired)));
+  const goals = s.rows.filter((r) => r.n === 50 || r === end);
+  const met = goals.every((r) => synthRatio(r) <= SYNTH_RATIO_GOAL);
+  const others = earlier.filter((e) => e.synth.n === end.n && e.synth.cpu).map((e) => e.synth.libraryMs / e.synth.handWiredMs);
   const spread = others.length === 0
-    ? 'and there is no earlier run to show how far the ratio moves between runs.'
-    : `and the ratio at ${end.n} functions has ranged over ${Math.min(...all).toFixed(2)}–${Math.max(...all).toFixed(2)} in this `
-      + `and ${word(others.length)} earlier run${others.length === 1 ? '' : 's'} (on earlier versions of the code).`;
+    ? 'There is no earlier run of this benchmark (its floor changed) to show how far the ratio moves between runs.'
+    : `Earlier runs at ${end.n} functions gave ${others.map((o) => o.toFixed(2)).join(', ')}.`;
+  const first = s.rows[0];
   return [
     '## Synth',
     '',
     ...apart(s),
-    `Wall time of \`new App()\` + building the stack + \`app.synth()\`, median of ${s.reps} interleaved repeats per size `
-      + '(library and hand-wired alternate, first one swapped every repeat). *Library*: `S3FilesFileSystem` + one '
-      + '`addAccessPoint` shared by N `S3FilesMountedFunction`s (includes the readiness waiter, file-system policy, '
-      + 'scoped IAM). *Hand-wired*: the same bucket, service role, file system and mount targets from aws-cdk-lib L1s + '
-      + '`lambda.FileSystem.fromS3FilesAccessPoint`, which needs one `CfnAccessPoint` per function because it cannot '
-      + 'share one; no waiter, no policy. It is the floor, not an equivalent.',
+    `\`new App()\` + building the stack + \`app.synth()\`, median of ${s.reps} interleaved repeats per size (library and `
+      + 'floor alternate, first one swapped every repeat); CPU time of the process (user + system) beside wall time. '
+      + '*Library*: `S3FilesFileSystem` + one `addAccessPoint` shared by N `S3FilesMountedFunction`s. *Floor*: the same '
+      + 'resources per function written by hand with aws-cdk-lib (a `lambda.Function` with its role, policy and security '
+      + 'group, joining one client security group, mounting one shared `CfnAccessPoint` through its L1 `FileSystemConfigs`, '
+      + 'granted the client actions, the validation reads and the direct reads), and the same bucket, service role, file '
+      + 'system, mount targets, security groups, access point and file-system policy, but no readiness waiter, delete guard, '
+      + 'cleaner or checks. Past 114 functions one stack cannot hold either side: at 200 the 500-resource limit is lifted '
+      + 'for both. aws-cdk-lib\'s own CloudFormation validation is off in this table (what the library\'s code costs) and '
+      + 'on in the next (as users synthesize).',
     '',
-    table(
-      ['Functions', 'Library ms', 'Hand-wired ms', 'Ratio', 'Library build / synth ms', 'Hand-wired build / synth ms'],
-      ['---:', '---:', '---:', '---:', '---:', '---:'],
-      s.rows.map((r) => [
-        r.n, n0(r.library.ms), n0(r.handWired.ms), `**${ratio(r).toFixed(2)}**`,
-        `${n0(r.library.buildMs)} / ${n0(r.library.synthMs)}`, `${n0(r.handWired.buildMs)} / ${n0(r.handWired.synthMs)}`,
-      ]),
-    ),
+    synthTable(s.rows),
     '',
-    `Linear fit over the medians (ms = a + b·n): library a = ${n0(lib.a)} ms, b = ${lib.b.toFixed(1)} ms/function, `
-      + `R² = ${lib.r2.toFixed(3)}; hand-wired a = ${n0(hand.a)} ms, b = ${hand.b.toFixed(1)} ms/function, `
+    `Linear fit over the CPU medians (ms = a + b·n): library a = ${n0(lib.a)} ms, b = ${lib.b.toFixed(1)} ms/function, `
+      + `R² = ${lib.r2.toFixed(3)}; floor a = ${n0(hand.a)} ms, b = ${hand.b.toFixed(1)} ms/function, `
       + `R² = ${hand.r2.toFixed(3)}. Per-function slope ratio ${(lib.b / hand.b).toFixed(2)}.`,
     '',
-    `**Goal: ratio ≤ ${SYNTH_RATIO_GOAL} at ${end.n} functions — ${met ? 'met' : 'NOT met'} (${ratio(end).toFixed(2)} on medians`
-      + `${end.fastestRatio === undefined ? '' : `, ${end.fastestRatio.toFixed(2)} on the fastest repeat of each side`}).** `
-      + `${capital(word(s.rows.length))} sizes cannot settle whether synth time grows linearly: the straight lines fit with R² `
-      + `${lib.r2.toFixed(3)} and ${hand.r2.toFixed(3)}, ${spread}`,
+    `**Goal: CPU ratio ≤ ${SYNTH_RATIO_GOAL} at ${goals.map((r) => r.n).join(' and ')} functions — ${met ? 'met' : 'NOT met'} `
+      + `(${goals.map((r) => `${synthRatio(r).toFixed(2)} at ${r.n}`).join(', ')} on medians).** ${spread}`,
     '',
-    `Where the time goes at ${end.n} functions: building the construct tree ${n0(end.library.buildMs)} vs `
-      + `${n0(end.handWired.buildMs)} ms (×${(end.library.buildMs / end.handWired.buildMs).toFixed(2)}), \`app.synth()\` `
-      + `${n0(end.library.synthMs)} vs ${n0(end.handWired.synthMs)} ms (×${(end.library.synthMs / end.handWired.synthMs).toFixed(2)}). `
-      + 'The synth phase (token resolution, dependency rendering, template validation, asset staging) scales with the '
-      + `template, and in this run the library's was ${kib(end.library.bytes)} KiB against ${kib(end.handWired.bytes)} KiB. `
-      + 'The library\'s fixed part (the waiter\'s provider with its bundled handlers staged as assets, the file system\'s '
-      + 'custom resources) weighs most at 1 function, where the ratio is highest.',
+    `The fixed cost (1 function): ${n0(cpuOf(first.library))} vs ${n0(cpuOf(first.handWired))} ms of CPU: the readiness waiter's `
+      + 'provider (two functions whose bundled handlers are staged as assets, a state machine), the delete guard, the bucket '
+      + `cleaner and the file system's checks. At ${end.n} functions: building the construct tree ${n0(end.library.buildMs)} vs `
+      + `${n0(end.handWired.buildMs)} ms of wall time, \`app.synth()\` ${n0(end.library.synthMs)} vs ${n0(end.handWired.synthMs)} ms.`,
+    ...(s.validated ? [
+      '',
+      `### With aws-cdk-lib's validation (as users synthesize; median of ${s.validated.reps} repeats)`,
+      '',
+      synthTable(s.validated.rows),
+    ] : []),
   ].join('\n');
 }
 

@@ -46,8 +46,10 @@ export interface Apart {
 }
 
 export interface SynthSide {
-  /** Medians over the repeats: the whole synth, building the tree, app.synth(). */
+  /** Medians over the repeats: the whole synth (wall; CPU of the process), building the tree, app.synth(). */
   readonly ms: number;
+  /** Absent in runs recorded before CPU time was measured. */
+  readonly cpuMs?: number;
   readonly buildMs: number;
   readonly synthMs: number;
   /** Bytes of the template file (the same every repeat). */
@@ -69,7 +71,10 @@ export interface SynthRow {
 export interface SynthResults extends Apart {
   /** Interleaved repeats per size. */
   readonly reps: number;
+  /** With aws-cdk-lib's CloudFormation validation off (what the library's own code costs). */
   readonly rows: SynthRow[];
+  /** The same with it on, as users synthesize (absent in older runs). */
+  readonly validated?: { readonly reps: number; readonly rows: SynthRow[] };
 }
 
 export interface TemplateSide {
@@ -181,8 +186,11 @@ export interface SweepResults extends Apart {
 export interface EarlierRun {
   readonly commit: string;
   readonly date: string;
-  /** Median synth ms of both sides at the largest size. */
-  readonly synth: { readonly n: number; readonly libraryMs: number; readonly handWiredMs: number };
+  /**
+   * Median synth ms of both sides at the largest size; with `cpu`, CPU ms against the floor of the
+   * same resources (runs without it measured wall time against another baseline: not comparable).
+   */
+  readonly synth: { readonly n: number; readonly libraryMs: number; readonly handWiredMs: number; readonly cpu?: boolean };
   /** Median in-handler totals per size. */
   readonly handlers: { readonly files: number; readonly s3filesMs: number; readonly s3apiMs: number }[];
   /** Where these values come from, when not simply from that run's results.json. */

@@ -17,6 +17,8 @@ function shown(x: unknown): string | Shown {
 /** The AWS service an object's resource belongs to, when its L1 or its ARN says: 'efs', 's3', or undefined. */
 function otherService(x: object, arn: unknown): string | undefined {
   const l1 = Construct.isConstruct(x) ? x.node.defaultChild : undefined;
+  // A resource of this library's (or any S3 Files L1): nothing to look up.
+  if (l1 instanceof CfnResource && l1.cfnResourceType.startsWith('AWS::S3Files::')) return undefined;
   if (l1 instanceof CfnResource && /^AWS::EFS::/.test(l1.cfnResourceType)) {
     const kind = { 'AWS::EFS::FileSystem': 'file system', 'AWS::EFS::AccessPoint': 'access point' }[l1.cfnResourceType] ?? 'resource';
     return `an Amazon EFS ${kind} (${l1.cfnResourceType})`;
