@@ -1,5 +1,5 @@
-import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { paginateListFileSystems, S3FilesClient } from '@aws-sdk/client-s3files';
+import { s3Module, S3Sender } from './clients';
 import { PropertyReader, show } from './properties';
 import { IsCompleteDeps, IsCompleteResult, Poll, ResourceError, ResourceHandler, WaitLogger } from './resource-handler';
 import { describeError, httpStatusOf, isTransient } from './sdk-errors';
@@ -28,7 +28,7 @@ export interface BucketCleanerProps {
 /** The cleaner lists file systems (S3 Files) and empties and deletes the bucket (S3). */
 export interface CleanerDeps {
   readonly client: S3FilesClient;
-  readonly s3: S3Client;
+  readonly s3: S3Sender;
   readonly now: () => number;
   readonly log: WaitLogger;
 }
@@ -94,8 +94,9 @@ export function listedKey(key: string, encodingType: string | undefined): string
  * the deletes removed nothing: that is said as it is, never taken for an empty bucket.
  */
 export async function emptyBucketSlice(
-  s3: S3Client, bucket: string, now: () => number, sliceMs = EMPTY_SLICE_MS,
+  s3: S3Sender, bucket: string, now: () => number, sliceMs = EMPTY_SLICE_MS,
 ): Promise<{ empty: boolean; deleted: number }> {
+  const { DeleteObjectsCommand, ListObjectVersionsCommand } = s3Module();
   const stopAt = now() + sliceMs;
   let deleted = 0;
   let justDeleted = new Set<string>();
@@ -199,7 +200,7 @@ export async function cleanerDelete(deps: CleanerDeps, props: BucketCleanerProps
       return { IsComplete: false };
     }
     try {
-      await deps.s3.send(new DeleteBucketCommand({ Bucket: bucket }));
+      await deps.s3.send(new (s3Module().DeleteBucketCommand)({ Bucket: bucket }));
     } catch (error) {
       if (isNoSuchBucket(error)) return { IsComplete: true };
       if (isBucketNotEmpty(error)) {

@@ -1,3 +1,5 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+
 /**
  * SDK client settings for the custom-resource handlers. Lambda stops them after 60 s, and the
  * provider framework turns that into FAILED at once, so no single call may hang: a connection
@@ -30,4 +32,27 @@ export async function withinBudget<T>(work: Promise<T>, ms: number): Promise<T |
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What the handlers call S3 with: an S3Client, or the lazy one below. */
+export type S3Sender = Pick<S3Client, 'send'>;
+
+/**
+ * @aws-sdk/client-s3 (the Lambda runtime provides it) costs most of the handlers' module load,
+ * and only the bucket cleaner and the imported bucket's versioning check call S3: loaded, and the
+ * client made, on the first call.
+ */
+export function lazyS3Client(config: typeof BOUNDED_CLIENT_CONFIG): S3Sender {
+  let client: S3Client | undefined;
+  const send = async (command: Parameters<S3Client['send']>[0]) => {
+    client ??= new (s3Module().S3Client)(config);
+    return client.send(command);
+  };
+  return { send: send as S3Client['send'] };
+}
+
+/** @aws-sdk/client-s3, loaded where a command is made (a require: the bundle keeps it external). */
+export function s3Module(): typeof import('@aws-sdk/client-s3') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@aws-sdk/client-s3');
 }

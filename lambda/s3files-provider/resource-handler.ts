@@ -1,5 +1,5 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3FilesClient } from '@aws-sdk/client-s3files';
+import type { S3Sender } from './clients';
 import { PropertyReader, show } from './properties';
 import { ResourceError } from './resource-error';
 
@@ -35,7 +35,7 @@ export interface WaitLogger {
 }
 
 export interface OnEventDeps {
-  readonly s3: S3Client;
+  readonly s3: S3Sender;
   /** Epoch ms; injected so timeouts can be tested without waiting. */
   readonly now: () => number;
   readonly log: WaitLogger;
@@ -43,7 +43,7 @@ export interface OnEventDeps {
 
 export interface IsCompleteDeps {
   readonly client: S3FilesClient;
-  readonly s3: S3Client;
+  readonly s3: S3Sender;
   readonly now: () => number;
   readonly log: WaitLogger;
   /** How long one poll may take before it answers "not yet" (default POLL_BUDGET_MS). */

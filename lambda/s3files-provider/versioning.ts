@@ -1,4 +1,4 @@
-import { GetBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
+import { s3Module, S3Sender } from './clients';
 import { ResourceError } from './resource-error';
 import { describeError, isNotFound } from './sdk-errors';
 import { WAITER_RESOURCE_TYPE } from '../../src/private/provider/custom-resource-contract';
@@ -7,8 +7,9 @@ import { WAITER_RESOURCE_TYPE } from '../../src/private/provider/custom-resource
  * S3 Files needs a versioned bucket. An imported bucket's versioning is invisible at synth, so
  * check it at deploy time and fail with a message that says how to fix it.
  */
-export async function verifyBucketVersioning(s3: S3Client, bucketName: string): Promise<void> {
+export async function verifyBucketVersioning(s3: S3Sender, bucketName: string): Promise<void> {
   let status: string | undefined;
+  const { GetBucketVersioningCommand } = s3Module();
   try {
     status = (await s3.send(new GetBucketVersioningCommand({ Bucket: bucketName }))).Status;
   } catch (error) {

@@ -555,3 +555,22 @@ describe('endpoint configuration', () => {
     client.destroy();
   });
 });
+
+describe('the shipped bundles load @aws-sdk/client-s3 only where they call S3', () => {
+  const { spawnSync } = jest.requireActual<typeof import('child_process')>('child_process');
+  const path = jest.requireActual<typeof import('path')>('path');
+  // Module._load sees every require, the runtime-provided SDK's included (it is external to the bundle).
+  const loads = (bundle: string): { s3: boolean } => {
+    const file = path.join(__dirname, '..', '..', 'assets', 'lambda', 's3files-provider', `${bundle}.lambda`, 'index.js');
+    const script = `const M = require('module'); const seen = []; const load = M._load;
+      M._load = function (r, ...a) { seen.push(r); return load.call(this, r, ...a); };
+      require(${JSON.stringify(file)}); console.log(JSON.stringify({ s3: seen.includes('@aws-sdk/client-s3') }));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, NODE_PATH: path.join(__dirname, '..', '..', 'node_modules') } });
+    expect(r.stderr).toBe('');
+    return JSON.parse(r.stdout);
+  };
+
+  test.each(['is-complete', 'on-event'])('requiring %s does not load it (most of a cold start, and only the cleaner and the versioning check use it)', (bundle) => {
+    expect(loads(bundle)).toEqual({ s3: false });
+  });
+});
