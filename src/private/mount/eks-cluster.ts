@@ -105,8 +105,8 @@ export class EksCluster {
    * Kubernetes object"). A PersistentVolume, its claim
    * and a StorageClass have no CloudFormation type (the `AWS::EKS::` types are the cluster, add-ons,
    * node groups, Fargate profiles, access entries, identity provider configs, Pod Identity
-   * associations and capabilities): both modules apply them with their kubectl handler, which
-   * aws-eks-v2 creates only on request and an imported cluster must be given.
+   * associations, capabilities and certificate authorities): both modules apply them with their
+   * kubectl handler, which aws-eks-v2 creates only on request and an imported cluster must be given.
    */
   public requireKubectl(what: string): void {
     const c = this.construct as Partial<eks.ICluster> & Partial<eksv2.ICluster>;
