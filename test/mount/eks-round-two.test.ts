@@ -133,9 +133,9 @@ describe('40.3 the controller has credentials whenever a storage class comes', (
 
 describe('40.4 a group id range the driver refuses is refused at synth', () => {
   test.each<[number, number, RegExp]>([
-    [2000, 1000, /invalid gidRangeEnd 1000: it is not greater than `gidRangeStart` \(2000\), and the driver's controller answers every claim with "gidRangeEnd must be greater than gidRangeStart"/],
+    [2000, 1000, /invalid gidRangeEnd 1000: it is not greater than `gidRangeStart` \(2000\), and the driver's controller answers every claim with "`gidRangeEnd` must be greater than `gidRangeStart`"/],
     [1000, 1000, /invalid gidRangeEnd 1000: it is not greater than `gidRangeStart` \(1000\)/],
-    [0, 1000, /invalid gidRangeStart 0: the driver's controller answers every claim with "gidRangeStart must be greater than 0"/],
+    [0, 1000, /invalid gidRangeStart 0: the driver's controller answers every claim with "`gidRangeStart` must be greater than 0"/],
   ])('%i..%i', (gidRangeStart, gidRangeEnd, message) => {
     const { cluster, fileSystem } = setUp();
     EksMount.installDriver(cluster, { addonVersion: VERSION });
@@ -161,7 +161,7 @@ describe('40.5 the cluster shapes users run', () => {
     const { stack, cluster, accessPoint } = karpenterOnFargate();
     EksMount.onCluster(cluster, accessPoint, { claimName: 'data', namespace: 'app' });
     expect(() => Template.fromStack(stack)).not.toThrow();
-    expect(warnings(stack).join('\n')).toMatch(/The library cannot see the nodes of S\/Cluster \(it has no managed node group nor Auto Scaling group of this app \(Karpenter, or nodes added elsewhere\)\).*\[ack: cdk-s3files-lambda:eksNodesUnseen\]/);
+    expect(warnings(stack).join('\n')).toMatch(/The library cannot see the nodes of S\/Cluster \(it has no managed node group, and no Auto Scaling group the library can tie to it \(Karpenter, `connectAutoScalingGroupCapacity\(\)`, or nodes added elsewhere\)\).*\[ack: cdk-s3files-lambda:eksNodesUnseen\]/);
   });
 
   test('Karpenter on Fargate: a storage class is refused, since the controller (kube-system) would run on Fargate', () => {

@@ -12,7 +12,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
-  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, eksModuleOf, fargateProfileSelection,
+  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, eksModuleOf,
+  fargateProfileSelection,
   isImmutablePrincipal, lambdaAutoSecurityGroup,
   launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderSecurityGroupsLazily, subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';

@@ -193,7 +193,8 @@ function warnUnseenNodes(driver: Driver): void {
   const unreadable = cluster.nodegroups().filter((ng) => launchTemplateGroups(ng)?.found === false).map((ng) => ng.construct.node.path);
   if (unreadable.length > 0) reasons.push(`the launch template of ${unreadable.join(', ')} is not in this app`);
   if (cluster.created && !cluster.autoMode && cluster.nodegroups().length === 0 && cluster.autoScalingGroups().length === 0) {
-    reasons.push('it has no managed node group nor Auto Scaling group of this app (Karpenter, or nodes added elsewhere)');
+    reasons.push('it has no managed node group, and no Auto Scaling group the library can tie to it (Karpenter, `connectAutoScalingGroupCapacity()`, or nodes added '
+      + 'elsewhere)');
   }
   if (reasons.length === 0) return;
   const named = driver.nodeSecurityGroups.length > 0 ? ' and `nodeSecurityGroups`' : '';
