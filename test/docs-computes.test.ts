@@ -40,7 +40,10 @@ test('S3FilesMountOptions names every compute whose options extend it', () => {
 });
 
 test('the amazon-efs-utils client metrics name every compute that mounts with amazon-efs-utils', () => {
-  const withEfsUtils = adapters().filter((a) => /efsUtils: true/.test(fs.readFileSync(path.join(MOUNT, `${a}.ts`), 'utf8')));
+  // The adapter's own file, and the private module it delegates to (src/private/mount/<adapter>-*.ts).
+  const privateMount = path.join(ROOT, 'src', 'private', 'mount');
+  const sources = (a: string) => [path.join(MOUNT, `${a}.ts`), ...fs.readdirSync(privateMount).filter((f) => f.startsWith(`${a}-`)).map((f) => path.join(privateMount, f))];
+  const withEfsUtils = adapters().filter((a) => sources(a).some((f) => /efsUtils: true/.test(fs.readFileSync(f, 'utf8'))));
   expect(withEfsUtils.sort()).toEqual(['batch', 'ec2', 'ecs', 'eks']);
   for (const [fqn, member] of [['S3FilesFileSystemMetrics', 'clientBucketAccessible'], ['S3FilesFileSystemMetrics', 'clientBucketReachable'], ['GrantMountOptions', 'amazonEfsUtils']]) {
     const docs = jsiiDocs(fqn, member);

@@ -248,7 +248,12 @@ describe('README programs: warnings', () => {
     // The README section that shows the program: from its heading to the next of the same level.
     const text = fs.readFileSync(path.join(root, 'examples', 'readme', program), 'utf8');
     const at = readme.indexOf(text);
-    const section = at < 0 ? '' : readme.slice(readme.lastIndexOf('\n#', at), readme.indexOf('\n#', at + text.length));
+    // (headings of level 2 and below: a `# ` line inside a Python or shell block is a comment)
+    const heading = /\n#{2,6} /g;
+    const starts = [...readme.matchAll(heading)].map((m) => m.index!);
+    const from = Math.max(...starts.filter((i) => i < at));
+    const to = Math.min(...starts.filter((i) => i > at + text.length), readme.length);
+    const section = at < 0 ? '' : readme.slice(from, to);
     const unexplained = exampleWarnings(program).filter((w) => {
       const id = / \[ack: ([^\]]+)\]$/.exec(w)?.[1];
       return !id || !section.includes(`\`${id}\``);

@@ -15,32 +15,30 @@ import software.amazon.awscdk.StackProps;
 import software.amazon.awscdk.services.ec2.IVpc;
 import software.amazon.awscdk.services.ec2.Vpc;
 import software.amazon.awscdk.services.ec2.VpcAttributes;
-import software.amazon.awscdk.services.eks.Cluster;
-import software.amazon.awscdk.services.eks.ClusterAttributes;
-import software.amazon.awscdk.services.eks.ICluster;
-import software.amazon.awscdk.services.eks.IKubectlProvider;
-import software.amazon.awscdk.services.eks.KubectlProvider;
-import software.amazon.awscdk.services.eks.KubectlProviderAttributes;
-import software.amazon.awscdk.services.eks.KubernetesManifest;
-import software.amazon.awscdk.services.iam.Role;
+import software.amazon.awscdk.services.eks_v2.Cluster;
+import software.amazon.awscdk.services.eks_v2.ClusterAttributes;
+import software.amazon.awscdk.services.eks_v2.ICluster;
+import software.amazon.awscdk.services.eks_v2.IKubectlProvider;
+import software.amazon.awscdk.services.eks_v2.KubectlProvider;
+import software.amazon.awscdk.services.eks_v2.KubectlProviderAttributes;
+import software.amazon.awscdk.services.eks_v2.KubernetesManifest;
 
 public class Eks {
     public static void main(final String[] args) {
         App app = new App();
         Stack stack = new Stack(app, "Kubernetes", StackProps.builder()
             .env(Environment.builder().account("111111111111").region("us-east-1").build()).build());
-        // A cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed node groups,
-        // imported with the kubectl provider its app exports: this app needs no kubectl layer.
+        // An aws-eks-v2 cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed
+        // node groups, imported with the kubectl handler its app exports: this app needs no kubectl layer.
         IVpc vpc = Vpc.fromVpcAttributes(stack, "Vpc", VpcAttributes.builder()
             .vpcId("vpc-0123456789abcdef0")
             .availabilityZones(List.of("us-east-1a", "us-east-1b"))
             .privateSubnetIds(List.of("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"))
+            .privateSubnetRouteTableIds(List.of("rtb-0aaaaaaaaaaaaaaaa", "rtb-0bbbbbbbbbbbbbbbb"))
             .build());
         IKubectlProvider kubectlProvider = KubectlProvider.fromKubectlProviderAttributes(stack, "KubectlProvider",
             KubectlProviderAttributes.builder()
-                .functionArn("arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl")
-                .kubectlRoleArn("arn:aws:iam::111111111111:role/my-cluster-kubectl")
-                .handlerRole(Role.fromRoleArn(stack, "KubectlHandlerRole", "arn:aws:iam::111111111111:role/my-cluster-kubectl-handler"))
+                .serviceToken("arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl")
                 .build());
         ICluster cluster = Cluster.fromClusterAttributes(stack, "Cluster", ClusterAttributes.builder()
             .clusterName("my-cluster")
@@ -51,8 +49,8 @@ public class Eks {
             .build());
         S3FilesFileSystem fileSystem = S3FilesFileSystem.Builder.create(stack, "Files").vpc(vpc).build();
 
-        // The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its node role through EKS Pod
-        // Identity (the cluster runs the Pod Identity agent; installPodIdentityAgent(true) adds it).
+        // The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its roles through EKS Pod Identity
+        // (the cluster runs the Pod Identity agent; installPodIdentityAgent(true) adds it).
         EksMount.installDriver(cluster, EksDriverOptions.builder().addonVersion("v3.0.0-eksbuild.1").build());
 
         // A static volume: a PersistentVolume on the access point and a claim in namespace "app".

@@ -1,24 +1,22 @@
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
-from aws_cdk import aws_eks as eks
-from aws_cdk import aws_iam as iam
+from aws_cdk import aws_eks_v2 as eks
 from cdk_s3files_lambda import EksMount, S3FilesFileSystem
 
 app = cdk.App()
 stack = cdk.Stack(app, "Kubernetes", env=cdk.Environment(account="111111111111", region="us-east-1"))
-# A cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed node groups,
-# imported with the kubectl provider its app exports: this app needs no kubectl layer.
+# An aws-eks-v2 cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed
+# node groups, imported with the kubectl handler its app exports: this app needs no kubectl layer.
 vpc = ec2.Vpc.from_vpc_attributes(
     stack, "Vpc",
     vpc_id="vpc-0123456789abcdef0",
     availability_zones=["us-east-1a", "us-east-1b"],
     private_subnet_ids=["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"],
+    private_subnet_route_table_ids=["rtb-0aaaaaaaaaaaaaaaa", "rtb-0bbbbbbbbbbbbbbbb"],
 )
 kubectl_provider = eks.KubectlProvider.from_kubectl_provider_attributes(
     stack, "KubectlProvider",
-    function_arn="arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl",
-    kubectl_role_arn="arn:aws:iam::111111111111:role/my-cluster-kubectl",
-    handler_role=iam.Role.from_role_arn(stack, "KubectlHandlerRole", "arn:aws:iam::111111111111:role/my-cluster-kubectl-handler"),
+    service_token="arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl",
 )
 cluster = eks.Cluster.from_cluster_attributes(
     stack, "Cluster",
@@ -30,8 +28,8 @@ cluster = eks.Cluster.from_cluster_attributes(
 )
 file_system = S3FilesFileSystem(stack, "Files", vpc=vpc)
 
-# The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its node role through EKS Pod
-# Identity (the cluster runs the Pod Identity agent; install_pod_identity_agent=True adds it).
+# The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its roles through EKS Pod Identity
+# (the cluster runs the Pod Identity agent; install_pod_identity_agent=True adds it).
 EksMount.install_driver(cluster, addon_version="v3.0.0-eksbuild.1")
 
 # A static volume: a PersistentVolume on the access point and a claim in namespace "app".

@@ -1,22 +1,20 @@
 import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as eks from 'aws-cdk-lib/aws-eks';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import { EksMount, S3FilesFileSystem } from 'cdk-s3files-lambda';
 
 const app = new App();
 const stack = new Stack(app, 'Kubernetes', { env: { account: '111111111111', region: 'us-east-1' } });
-// A cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed node groups,
-// imported with the kubectl provider its app exports: this app needs no kubectl layer.
+// An aws-eks-v2 cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed
+// node groups, imported with the kubectl handler its app exports: this app needs no kubectl layer.
 const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
   vpcId: 'vpc-0123456789abcdef0',
   availabilityZones: ['us-east-1a', 'us-east-1b'],
   privateSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'],
+  privateSubnetRouteTableIds: ['rtb-0aaaaaaaaaaaaaaaa', 'rtb-0bbbbbbbbbbbbbbbb'],
 });
 const kubectlProvider = eks.KubectlProvider.fromKubectlProviderAttributes(stack, 'KubectlProvider', {
-  functionArn: 'arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl',
-  kubectlRoleArn: 'arn:aws:iam::111111111111:role/my-cluster-kubectl',
-  handlerRole: iam.Role.fromRoleArn(stack, 'KubectlHandlerRole', 'arn:aws:iam::111111111111:role/my-cluster-kubectl-handler'),
+  serviceToken: 'arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl',
 });
 const cluster = eks.Cluster.fromClusterAttributes(stack, 'Cluster', {
   clusterName: 'my-cluster',
@@ -27,8 +25,8 @@ const cluster = eks.Cluster.fromClusterAttributes(stack, 'Cluster', {
 });
 const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc });
 
-// The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its node role through EKS Pod
-// Identity (the cluster runs the Pod Identity agent; installPodIdentityAgent: true adds it).
+// The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its roles through EKS Pod Identity
+// (the cluster runs the Pod Identity agent; installPodIdentityAgent: true adds it).
 EksMount.installDriver(cluster, { addonVersion: 'v3.0.0-eksbuild.1' });
 
 // A static volume: a PersistentVolume on the access point and a claim in namespace "app".

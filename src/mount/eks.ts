@@ -1,21 +1,11 @@
-import { Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as eks from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct, IConstruct } from 'constructs';
+import type { aws_eks as eksRefs } from 'aws-cdk-lib/interfaces';
+import { IConstruct } from 'constructs';
 import { S3FilesMountOptions } from './options';
-import { clusterSecurityGroup } from '../private/compat';
-import { findState, stateOf } from '../private/construct-state';
-import { checkSameRegion } from '../private/environment';
-import { invalid } from '../private/messages';
-import {
-  ADDON, associate, checkClusterVpc, checkDriverVersion, checkName, checkProvisionedPath, DNS_LABEL, DNS_SUBDOMAIN, Driver, DRIVER,
-  driverOf, duplicateAddonErrors, fargateNamespaceErrors, grantDynamicProvisioning, NODE_SA, nodeSubnetIds, PLACEHOLDER_CAPACITY,
-  podIdentityAgent, podIdentityRole, refuseNoClusterSecurityGroup, regionOf, STATE, topologyErrors,
-} from '../private/mount/eks-driver';
-import { mountAccessPoint } from '../private/mount/mount-pipeline';
+import { EksCluster } from '../private/mount/eks-cluster';
+import { addStorageClass, addVolume, declareDriver } from '../private/mount/eks-mount';
 import { requireAccessPoint, requireFileSystem } from '../private/mount/shapes';
-import { validatePermissions, validatePosixId } from '../private/validation';
 import type { IS3FilesAccessPoint } from '../s3files-access-point-contract';
 import type { IS3FilesFileSystem } from '../s3files-file-system-contract';
 
@@ -23,7 +13,8 @@ import type { IS3FilesFileSystem } from '../s3files-file-system-contract';
 // Sources, quoted in docs/kubernetes.md: the S3 user guide ("Mounting S3 file systems on Amazon
 // EKS"), the EKS user guide ("Use Amazon S3 file system storage with the Amazon EFS CSI driver"),
 // the AWS managed policy AmazonS3FilesCSIDriverPolicy, and kubernetes-sigs/aws-efs-csi-driver.
-// The driver's identities, checks and the rights of dynamic provisioning: src/private/eks-driver.ts.
+// Clusters of aws-eks and aws-eks-v2 alike (src/private/mount/eks-cluster.ts); the driver's
+// identities, the checks and the objects: src/private/mount/eks-*.ts.
 
 /**
  * How the Amazon EFS CSI driver runs on a cluster (`EksMount.installDriver`): the EKS add-on this
@@ -59,16 +50,26 @@ export interface EksDriverOptions {
    * The role of the driver's controller (`efs-csi-controller-sa`), which only dynamic
    * provisioning (`EksMount.addStorageClass`) uses. Given, the library grants it what a storage
    * class needs and creates no Pod Identity association for it.
-   * @default - with a storage class, a role assumed by `pods.eks.amazonaws.com`, associated with `kube-system/efs-csi-controller-sa`
+   * @default - a role assumed by `pods.eks.amazonaws.com`, associated with `kube-system/efs-csi-controller-sa` before the add-on starts (rights come with a storage class)
    */
   readonly controllerRole?: iam.IRole;
 
   /**
    * Install the EKS Pod Identity Agent add-on (`eks-pod-identity-agent`), without which pods get
-   * no Pod Identity credentials.
-   * @default - true for a `Cluster` of this app that has no such add-on yet; false for an imported cluster
+   * no Pod Identity credentials (EKS Auto Mode has it built in).
+   * @default - true for a `Cluster` of this app that has no such add-on yet, except on EKS Auto Mode; false for an imported cluster
    */
   readonly installPodIdentityAgent?: boolean;
+
+  /**
+   * Security groups of the nodes, let in to the mount targets over NFS besides the cluster security
+   * group: those of nodes that do not carry the cluster security group (a managed node group whose
+   * launch template sets security groups, Karpenter's `EC2NodeClass`, an EKS Auto Mode `NodeClass`
+   * with `securityGroupSelectorTerms`). Needed for an imported cluster given without
+   * `clusterSecurityGroupId`.
+   * @default - the cluster security group only
+   */
+  readonly nodeSecurityGroups?: ec2.ISecurityGroup[];
 }
 
 /**
@@ -77,9 +78,10 @@ export interface EksDriverOptions {
  */
 export interface EksVolumeOptions extends S3FilesMountOptions {
   /**
-   * The claim's name, without the access point id the library appends (`<claimName>-<fsap-...>`,
-   * and `-ro` for a read-only volume): Kubernetes never rebinds a claim nor changes a volume's
-   * source, so a replaced access point or a change of `readOnly` gets a new volume and a new claim.
+   * The claim's name, without what the library appends (`<claimName>-<fsap-...>`, `-ro` for a
+   * read-only volume, `-root` with `rootAccess`): Kubernetes never rebinds a claim nor changes a
+   * volume's source, and a pod keeps the rights it mounted with until it remounts, so a replaced
+   * access point or a change of `readOnly` or `rootAccess` gets a new volume and a new claim.
    * A DNS label: lower-case letters, digits and `-`, at most 63 characters.
    */
   readonly claimName: string;
@@ -93,14 +95,14 @@ export interface EksVolumeOptions extends S3FilesMountOptions {
 
 /** The PersistentVolume and claim `EksMount.onCluster` made. */
 export interface EksVolume {
-  /** The claim's name (`<claimName>-<access point id>`, `-ro` appended when read-only): what pods put in `persistentVolumeClaim.claimName`. */
+  /** The claim's name (`<claimName>-<access point id>`, then `-ro` when read-only and `-root` with root access): what pods put in `persistentVolumeClaim.claimName`. */
   readonly claimName: string;
   /** The claim's namespace. */
   readonly namespace: string;
   /** The PersistentVolume's name (`s3files.<namespace>.<claim's name>`: volumes are cluster-wide). */
   readonly persistentVolumeName: string;
-  /** The manifest holding both: make your workloads depend on it. */
-  readonly manifest: eks.KubernetesManifest;
+  /** The manifest holding both (the cluster module's `KubernetesManifest`): make your workloads depend on it. */
+  readonly manifest: IConstruct;
 }
 
 /**
@@ -150,7 +152,8 @@ export interface EksStorageClassOptions {
   readonly gidRangeStart?: number;
 
   /**
-   * The end of that range (`gidRangeEnd`); give `gidRangeStart` too.
+   * The end of that range (`gidRangeEnd`), greater than `gidRangeStart` (the driver's controller
+   * refuses every claim otherwise; checked at synth, as `gidRangeStart` above 0).
    * @default 7000000 (the driver's)
    */
   readonly gidRangeEnd?: number;
@@ -174,65 +177,32 @@ export interface EksStorageClassOptions {
 export interface EksStorageClass {
   /** The StorageClass's name. */
   readonly storageClassName: string;
-  /** Its manifest. */
-  readonly manifest: eks.KubernetesManifest;
+  /** Its manifest (the cluster module's `KubernetesManifest`). */
+  readonly manifest: IConstruct;
 }
 
 /**
  * Mounts S3 Files on Amazon EKS through the Amazon EFS CSI driver (3.0.0 or later): the driver and
  * its IAM (`installDriver`), static volumes from access points (`onCluster`), and storage classes
- * for dynamic provisioning (`addStorageClass`). Not on EKS Fargate, Windows nodes or Hybrid Nodes.
+ * for dynamic provisioning (`addStorageClass`). Takes a cluster of aws-eks or aws-eks-v2, created
+ * in this app or imported (with a kubectl handler for the Kubernetes objects). Not on EKS Fargate,
+ * Windows nodes or Hybrid Nodes.
  * @see https://docs.aws.amazon.com/AmazonS3/latest/userguide/s3-files-mounting-eks.html
  */
 export class EksMount {
   /**
    * Declares how the Amazon EFS CSI driver runs on the cluster: installs the `aws-efs-csi-driver`
    * add-on at `addonVersion` (or takes the driver already there, `existingDriverVersion`), both
-   * 3.0.0 or later; creates the role of its node daemonset and associates it with
-   * `kube-system/efs-csi-node-sa` through EKS Pod Identity (the add-on waits for the association,
-   * so the driver's pods start with credentials). Once per cluster, before `onCluster` and
-   * `addStorageClass`.
-   * @param cluster a cluster of this app or an imported one (with a kubectl provider or role)
+   * 3.0.0 or later; creates the roles of its node daemonset and its controller and associates them
+   * with `kube-system/efs-csi-node-sa` and `kube-system/efs-csi-controller-sa` through EKS Pod
+   * Identity (the add-on waits for the associations, so the driver's pods start with credentials).
+   * Once per cluster, before `onCluster` and `addStorageClass`. Only `AWS::EKS::` resources: no
+   * kubectl handler needed.
+   * @param cluster an aws-eks or aws-eks-v2 cluster of this app, or an imported one
    * @param options the add-on version, or the version of the driver already there
    */
-  public static installDriver(cluster: eks.ICluster, options: EksDriverOptions): void {
-    if (findState<Driver>(cluster, STATE)) {
-      invalid(cluster, 'cluster', cluster.node.path, 'the Amazon EFS CSI driver of this cluster is already declared (`EksMount.installDriver()` runs once per cluster)',
-        'call `EksMount.installDriver()` once, before `EksMount.onCluster()` and `EksMount.addStorageClass()`');
-    }
-    const { addonVersion, existingDriverVersion } = options;
-    if ((addonVersion === undefined) === (existingDriverVersion === undefined)) {
-      invalid(cluster, 'addonVersion', addonVersion, 'give either the add-on version to install (`addonVersion`) or the version of the driver the cluster already runs '
-        + '(`existingDriverVersion`)',
-      'pass `addonVersion` such as "v3.0.0-eksbuild.1" (`aws eks describe-addon-versions --addon-name aws-efs-csi-driver` lists them), or `existingDriverVersion`');
-    }
-    if (addonVersion !== undefined) checkDriverVersion(cluster, 'addonVersion', addonVersion, /^v(\d+)\.(\d+)\.(\d+)-eksbuild\.\d+$/, '"v3.0.0-eksbuild.1"');
-    if (existingDriverVersion !== undefined) checkDriverVersion(cluster, 'existingDriverVersion', existingDriverVersion, /^v?(\d+)\.(\d+)\.(\d+)(?:-eksbuild\.\d+)?$/, '"3.4.1"');
-
-    const scope = new Construct(cluster as unknown as Construct, 'S3FilesCsiDriver');
-    const before: IConstruct[] = [];
-    const nodeRole = options.nodeRole ?? podIdentityRole(scope, 'NodeRole', 'the Amazon EFS CSI driver\'s node daemonset (efs-csi-node-sa): mounts S3 Files');
-    if (!options.nodeRole) before.push(associate(scope, cluster, 'NodeAssociation', NODE_SA, nodeRole));
-    const agent = podIdentityAgent(scope, cluster, options.installPodIdentityAgent);
-    if (agent) before.push(agent);
-    let addon: eks.Addon | undefined;
-    if (addonVersion !== undefined) {
-      addon = new eks.Addon(scope, 'Addon', { cluster, addonName: ADDON, addonVersion });
-      addon.node.addDependency(...before);
-    }
-    const group = clusterSecurityGroup(cluster);
-    stateOf<Driver>(cluster, STATE, () => ({
-      scope,
-      nodeRole,
-      before,
-      addon,
-      nodes: group ? { connections: new ec2.Connections({ securityGroups: [group] }) } : undefined,
-      controllerRole: options.controllerRole,
-      volumes: new Set(),
-      storageClasses: new Set(),
-      fileSystems: new Map(),
-    }));
-    scope.node.addValidation({ validate: () => [...topologyErrors(cluster), ...duplicateAddonErrors(cluster, addon, agent)] });
+  public static installDriver(cluster: eksRefs.IClusterRef, options: EksDriverOptions): void {
+    declareDriver(EksCluster.of(cluster, 'EksMount.installDriver', 'cluster'), options ?? {});
   }
 
   /**
@@ -240,92 +210,21 @@ export class EksMount {
    * `s3files:<file system id>::<access point id>`; never the file system's root, which the
    * library's file-system policy denies) and a claim bound to it in `namespace`; grants the
    * driver's node role what mounting it needs (scoped to the access point, with direct reads and
-   * amazon-efs-utils' telemetry); lets the nodes (the cluster security group) reach the mount
-   * targets (one rule per cluster); checks the VPC, region and the node groups' AZs; and creates
-   * both only once the access point and the mount targets are available.
-   * @param cluster a cluster with `EksMount.installDriver()` declared
+   * amazon-efs-utils' telemetry; read-only: `ro` in the volume's mount options, and a Deny of
+   * s3files:ClientWrite through the access point unless a read-write volume of the cluster uses
+   * it); lets the nodes (the cluster security group, `nodeSecurityGroups`) reach the mount targets;
+   * checks the account, VPC, region and, once the app is complete, the node groups' AZs and where
+   * the claim's pods can run; and creates both once the access point and the mount targets are
+   * available.
+   * @param cluster a cluster with `EksMount.installDriver()` declared, and a kubectl handler
    * @param accessPoint the access point to mount
    * @param options the claim's name and namespace, and what the pods may do
    * @returns the claim, the volume and their manifest
    */
-  public static onCluster(cluster: eks.ICluster, accessPoint: IS3FilesAccessPoint, options: EksVolumeOptions): EksVolume {
-    requireAccessPoint(accessPoint, cluster, 'accessPoint');
-    const driver = driverOf(cluster);
-    const fs = accessPoint.fileSystem;
-    const namespace = options.namespace ?? 'default';
-    checkName(cluster, 'namespace', namespace, DNS_LABEL, 63, '"default" or "my-app"');
-    checkName(cluster, 'claimName', options.claimName, DNS_LABEL, 63, '"data"');
-    const key = `${namespace}/${options.claimName}`;
-    if (driver.volumes.has(key)) {
-      invalid(cluster, 'claimName', options.claimName, `the cluster already has an S3 Files claim of that name in namespace ${namespace}`, 'give each volume its own `claimName` '
-        + '(or `namespace`)');
-    }
-    driver.volumes.add(key);
-    checkClusterVpc(cluster, fs);
-    const readOnly = options.readOnly ?? false;
-    // A PersistentVolume's source is immutable once created, and a claim's volumeName too: whatever
-    // they are made of (the access point, read-only or not) is in both names, so a change gives a
-    // new pair (kubectl's prune removes the old one) instead of an update Kubernetes refuses. The
-    // volume's name joins namespace and claim with ".", which neither can hold: no two clash.
-    const claimName = `${options.claimName}-${accessPoint.accessPointId}${readOnly ? '-ro' : ''}`;
-    const persistentVolumeName = `s3files.${namespace}.${claimName}`;
-    const persistentVolume = {
-      apiVersion: 'v1',
-      kind: 'PersistentVolume',
-      metadata: { name: persistentVolumeName },
-      spec: {
-        capacity: { storage: PLACEHOLDER_CAPACITY },
-        volumeMode: 'Filesystem',
-        // The driver serves SINGLE_NODE_WRITER and MULTI_NODE_MULTI_WRITER only (pkg/driver/node.go):
-        // a read-only volume is a read-only mount (csi.readOnly), not ReadOnlyMany.
-        accessModes: ['ReadWriteMany'],
-        persistentVolumeReclaimPolicy: 'Retain',
-        storageClassName: '',
-        claimRef: { namespace, name: claimName },
-        csi: {
-          driver: DRIVER,
-          volumeHandle: `s3files:${fs.fileSystemId}::${accessPoint.accessPointId}`,
-          ...(readOnly ? { readOnly: true } : {}),
-        },
-        // "The Amazon EFS CSI driver isn't compatible with Windows-based container images": pods
-        // using the claim are scheduled on Linux nodes only.
-        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }] }] } },
-      },
-    };
-    const claim = {
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: { name: claimName, namespace },
-      spec: {
-        accessModes: ['ReadWriteMany'],
-        storageClassName: '',
-        volumeName: persistentVolumeName,
-        resources: { requests: { storage: PLACEHOLDER_CAPACITY } },
-      },
-    };
-    // prune: true whatever the cluster's setting, so that a renamed pair replaces the old one.
-    const manifest = new eks.KubernetesManifest(driver.scope, `Volume:${namespace}:${options.claimName}`, { cluster, manifest: [persistentVolume, claim], prune: true });
-    if (driver.addon) manifest.node.addDependency(driver.addon);
-    driver.scope.node.addValidation({ validate: () => fargateNamespaceErrors(cluster, namespace, options.claimName) });
-
-    mountAccessPoint(accessPoint, {
-      scope: driver.scope,
-      what: 'the cluster',
-      grantee: driver.nodeRole,
-      connectable: driver.nodes ?? refuseNoClusterSecurityGroup(cluster),
-      launcher: manifest,
-      subnetIds: nodeSubnetIds(cluster),
-      unknownAzWarning: `The availability zones of ${cluster.node.path}'s nodes are not known at synth time (no managed node group of this app), so the library cannot check `
-        + `that each has a mount target of ${fs.node.path}. `
-        + 'A pod on a node in an AZ without one cannot mount.',
-      efsUtils: true,
-      readOnlyFlag: true,
-      directReads: options.grantDirectReads ?? true,
-      sharedRoleFix: 'The driver\'s node role mounts every S3 Files volume of the cluster: keep read-write volumes and storage classes of this access point (and of its file '
-        + 'system) off this cluster, '
-        + 'or mount the read-only data through an access point of its own.',
-    }, options);
-    return { claimName, namespace, persistentVolumeName, manifest };
+  public static onCluster(cluster: eksRefs.IClusterRef, accessPoint: IS3FilesAccessPoint, options: EksVolumeOptions): EksVolume {
+    const c = EksCluster.of(cluster, 'EksMount.onCluster', 'cluster');
+    requireAccessPoint(accessPoint, c.construct, 'accessPoint');
+    return addVolume(c, accessPoint, options);
   }
 
   /**
@@ -334,62 +233,18 @@ export class EksMount {
    * `efs.csi.aws.com/cluster`, and deletes it with the volume. Grants the controller's role
    * AmazonS3FilesCSIDriverPolicy's statements scoped to this file system where their resource
    * types allow (creating access points on it, deleting its tagged ones; listing and tagging at
-   * creation stay on `*`), and the node role the client actions through any access point of the
-   * file system, with direct reads and amazon-efs-utils' telemetry; lets the nodes reach the
-   * mount targets.
-   * @param cluster a cluster with `EksMount.installDriver()` declared
+   * creation stay on `*`). The nodes go through the same steps as a static volume's, for any
+   * access point of the file system: the client actions, the reads that validate a mount, direct
+   * reads, amazon-efs-utils' telemetry, NFS, and the account, region, VPC and AZ checks.
+   * @param cluster a cluster with `EksMount.installDriver()` declared, and a kubectl handler
    * @param fileSystem the file system the access points are created on
    * @param options the StorageClass's name and parameters
    * @returns the StorageClass and its manifest
    */
-  public static addStorageClass(cluster: eks.ICluster, fileSystem: IS3FilesFileSystem, options: EksStorageClassOptions): EksStorageClass {
-    requireFileSystem(fileSystem, cluster, 'fileSystem');
-    const driver = driverOf(cluster);
-    const name = options.storageClassName;
-    checkName(cluster, 'storageClassName', name, DNS_SUBDOMAIN, 253, '"s3files"');
-    if (driver.storageClasses.has(name)) {
-      invalid(cluster, 'storageClassName', name, 'the cluster already has an S3 Files StorageClass of that name (StorageClasses are cluster-wide)', 'give each storage class its '
-        + 'own `storageClassName`');
-    }
-    driver.storageClasses.add(name);
-    checkSameRegion(driver.scope, fileSystem.node.path, regionOf(fileSystem), 'clients mount a file system only from a VPC in its region', 'mount it');
-    checkClusterVpc(cluster, fileSystem);
-    const parameters: Record<string, string> = {
-      provisioningMode: 's3files-ap',
-      fileSystemId: fileSystem.fileSystemId,
-      directoryPerms: options.directoryPerms ?? '700',
-    };
-    if (options.directoryPerms !== undefined) validatePermissions(cluster, options.directoryPerms);
-    checkProvisionedPath(cluster, options.basePath, options.subPathPattern);
-    if (options.basePath !== undefined) parameters.basePath = options.basePath;
-    for (const [prop, value] of [['uid', options.uid], ['gid', options.gid], ['gidRangeStart', options.gidRangeStart], ['gidRangeEnd', options.gidRangeEnd]] as const) {
-      if (value === undefined) continue;
-      validatePosixId(cluster, prop, value);
-      parameters[prop] = Token.isUnresolved(value) ? Token.asString(value) : String(value);
-    }
-    if ((options.gidRangeStart === undefined) !== (options.gidRangeEnd === undefined)) {
-      invalid(cluster, options.gidRangeStart === undefined ? 'gidRangeEnd' : 'gidRangeStart', options.gidRangeStart ?? options.gidRangeEnd,
-        'the driver takes a custom group id range only with both ends ("If you specify one, the other becomes mandatory")', 'give both `gidRangeStart` and `gidRangeEnd`, or '
-          + 'neither');
-    }
-    if (options.subPathPattern !== undefined) parameters.subPathPattern = options.subPathPattern;
-    const storageClass = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: DRIVER, parameters };
-    const manifest = new eks.KubernetesManifest(driver.scope, `StorageClass:${name}`, { cluster, manifest: [storageClass], prune: true });
-    manifest.node.addDependency(fileSystem.mountTargetsAvailable);
-    if (driver.addon) manifest.node.addDependency(driver.addon);
-
-    // One node role mounts every storage class's volumes: the file system's grant is made once.
-    const directReads = options.grantDirectReads ?? true;
-    const granted = driver.fileSystems.get(fileSystem.node.path);
-    if (granted === undefined) {
-      driver.fileSystems.set(fileSystem.node.path, directReads);
-      grantDynamicProvisioning(cluster, driver, fileSystem, directReads);
-    } else if (granted !== directReads) {
-      invalid(cluster, 'grantDirectReads', directReads, `another storage class of ${fileSystem.node.path} on this cluster has \`grantDirectReads\` ${granted}, and one node role `
-        + '(the driver\'s) mounts the volumes of both',
-      'give every storage class of one file system on one cluster the same `grantDirectReads`');
-    }
-    return { storageClassName: name, manifest };
+  public static addStorageClass(cluster: eksRefs.IClusterRef, fileSystem: IS3FilesFileSystem, options: EksStorageClassOptions): EksStorageClass {
+    const c = EksCluster.of(cluster, 'EksMount.addStorageClass', 'cluster');
+    requireFileSystem(fileSystem, c.construct, 'fileSystem');
+    return addStorageClass(c, fileSystem, options);
   }
 
   // Static methods only: no instances (as aws-cdk-lib's `Names` or `Fn`).

@@ -1,9 +1,10 @@
-import { CfnResource, Lazy, Stack } from 'aws-cdk-lib';
+import { CfnResource, Lazy, Resource, Stack } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as eks from 'aws-cdk-lib/aws-eks';
+import * as eksv2 from 'aws-cdk-lib/aws-eks-v2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -135,8 +136,8 @@ export function warningsOf(scope: IConstruct, prefix: string): Array<{ id: strin
   return out;
 }
 
-/** An EKS cluster's VPC; undefined for a cluster imported without one (the getter throws). */
-export function clusterVpc(cluster: eks.ICluster): ec2.IVpc | undefined {
+/** An EKS cluster's VPC (aws-eks or aws-eks-v2); undefined for a cluster imported without one (the getter throws). */
+export function clusterVpc(cluster: { readonly vpc: ec2.IVpc }): ec2.IVpc | undefined {
   try {
     return cluster.vpc;
   } catch {
@@ -144,13 +145,32 @@ export function clusterVpc(cluster: eks.ICluster): ec2.IVpc | undefined {
   }
 }
 
-/** An EKS cluster's cluster security group; undefined for a cluster imported without its id (the getter throws). */
-export function clusterSecurityGroup(cluster: eks.ICluster): ec2.ISecurityGroup | undefined {
+/** An EKS cluster's cluster security group (aws-eks or aws-eks-v2); undefined for a cluster imported without its id (the getter throws). */
+export function clusterSecurityGroup(cluster: { readonly clusterSecurityGroup: ec2.ISecurityGroup }): ec2.ISecurityGroup | undefined {
   try {
     return cluster.clusterSecurityGroup;
   } catch {
     return undefined;
   }
+}
+
+/** The aws-cdk-lib module an EKS cluster object comes from. */
+export type EksModule = 'aws-eks' | 'aws-eks-v2';
+
+/**
+ * Which module a cluster object is of: both modules' clusters, created or imported, extend a
+ * `ClusterBase` neither module exports, found as the prototype just above `Resource` on the way
+ * down from its `Cluster` class; undefined for anything else (an L1 `CfnCluster`, another
+ * module's construct, what Python passes unchecked).
+ */
+export function eksModuleOf(x: unknown): EksModule | undefined {
+  if (x === null || typeof x !== 'object') return undefined;
+  for (const [name, cls] of [['aws-eks', eks.Cluster], ['aws-eks-v2', eksv2.Cluster]] as const) {
+    let base: object | null = cls.prototype;
+    while (base !== null && Object.getPrototypeOf(base) !== Resource.prototype) base = Object.getPrototypeOf(base);
+    if (base !== null && Object.prototype.isPrototypeOf.call(base, x)) return name;
+  }
+  return undefined;
 }
 
 /** What a Fargate profile selects, and the cluster it belongs to (its name, unresolved). */

@@ -23,13 +23,15 @@ export const WARNINGS = {
   crossAccountFileSystem: 'A client mounts a file system of another account: the warning gives the statement the owner\'s file-system policy needs.',
   ecsTaskLaunchedElsewhere: 'Something other than a service given to `EcsMount.onService()` (a rule, a schedule, a state machine) launches a task definition the library mounted: '
     + 'its tasks need a way to the mount targets.',
+  eksNodesUnseen: 'A cluster mounts S3 Files whose nodes the library cannot see (imported, EKS Auto Mode, Karpenter, a launch template from outside the app): it lets in '
+    + 'the cluster security group and `nodeSecurityGroups`, and cannot check the nodes\' AZs.',
   ecsEc2LaunchType: 'A task definition compatible with the EC2 launch type mounts S3 Files, which works only on Fargate and ECS Managed Instances.',
   fileSystemAccountUnchecked: 'A file system whose ARN names an account, used from an environment-agnostic stack: the library cannot check the accounts match.',
   fileSystemRegionUnchecked: 'A file system whose ARN names a region, used from an environment-agnostic stack: the library cannot check the regions match.',
   grantNotApplied: 'A principal whose policies this app cannot change (an imported or immutable role) was not granted what a mount or grant needs; the warning lists the '
     + 'statements to attach.',
   posixUserRoot: 'An access point whose POSIX user is uid 0: every client of it acts as root.',
-  readOnlySharedRole: 'A read-only mount whose role another mount or grant lets write through the same access point.',
+  readOnlySharedRole: 'A read-only mount whose role another mount or grant lets write through the same access point (on EKS, a read-write volume of that access point).',
   readOnlyWithRootAccess: '`readOnly` and `rootAccess` together: root access without write only widens what can be read.',
   unresolvedToken: 'A prop given as a token where the library validates a literal: a bad value fails the deployment instead.',
 } as const;

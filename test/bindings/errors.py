@@ -13,6 +13,7 @@ from aws_cdk import aws_batch as batch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
 from aws_cdk import aws_eks as eks
+from aws_cdk import aws_eks_v2 as eks_v2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
@@ -273,15 +274,30 @@ def eks_other_vpc():
 refused(eks_other_vpc, r'invalid vpc "Kubernetes/ClusterVpc": the cluster is in another VPC than the mount targets')
 
 
-def eks_fargate_only():
+def eks_v2_fargate():
+    # An aws_eks_v2 FargateCluster gets the EKS checks (issue 40.7: it once skipped them all): its
+    # profile selects the default namespace, where a claim's pods would run on Fargate.
     s, vpc, _fs, ap = eks_app()
-    cluster = real_cluster(s, vpc, fargate=True)
+    layer = lambda_.LayerVersion.from_layer_version_arn(s, "Layer", "arn:aws:lambda:us-east-1:111111111111:layer:kubectl:1")
+    cluster = eks_v2.FargateCluster(s, "Cluster", vpc=vpc, version=eks_v2.KubernetesVersion.V1_36,
+                                    kubectl_provider_options=eks_v2.KubectlProviderOptions(kubectl_layer=layer))
     EksMount.install_driver(cluster, addon_version="v3.0.0-eksbuild.1")
-    EksMount.on_cluster(cluster, ap, claim_name="data", namespace="app")
+    EksMount.on_cluster(cluster, ap, claim_name="data", namespace="default")
     assertions.Template.from_stack(s)
 
 
-refused(eks_fargate_only, r"its pods run on Fargate only, and \"EKS Fargate doesn't support S3 Files\".*Python: cluster\.add_nodegroup_capacity\(\)")
+refused(eks_v2_fargate, r'invalid namespace "default": the Fargate profile Kubernetes/Cluster/fargate-profile-default selects every pod of it.*"EKS Fargate doesn\'t support S3 Files"')
+
+
+def eks_not_a_cluster():
+    # What is no EKS cluster (here an aws_eks_v2 L1 CfnCluster) is refused by name, not silently unchecked.
+    s, _vpc, _fs, _ap = eks_app()
+    l1 = eks_v2.CfnCluster(s, "L1", resources_vpc_config=eks_v2.CfnCluster.ResourcesVpcConfigProperty(subnet_ids=["subnet-1"]),
+                           role_arn="arn:aws:iam::111111111111:role/eks")
+    EksMount.install_driver(l1, addon_version="v3.0.0-eksbuild.1")
+
+
+refused(eks_not_a_cluster, r'invalid cluster "Kubernetes/L1": it is the L1 `CfnCluster`.*`aws_eks_v2` in Python.*Python: Cluster\.from_cluster_attributes\(\)')
 
 
 def eks_fargate_profile():

@@ -8,7 +8,7 @@ import { newCluster } from '../util/eks';
 // another stack than the file system, volumes added and removed, an access point replaced, and
 // stack deletion.
 
-interface Volume { readonly id: string; readonly path: string }
+interface Volume { readonly id: string; readonly path: string; readonly readOnly?: boolean; readonly rootAccess?: boolean }
 
 /** Storage (VPC, file system) in one stack; the cluster, its access points and volumes in another. */
 function app(volumes: Volume[], storageClass = false): Record<string, Template> {
@@ -22,7 +22,7 @@ function app(volumes: Volume[], storageClass = false): Record<string, Template> 
     for (const v of volumes) {
       // The access points live with their clients (an access point exported to another stack cannot be replaced).
       const accessPoint = new S3FilesAccessPoint(compute, v.id, { fileSystem, path: v.path });
-      EksMount.onCluster(cluster, accessPoint, { claimName: v.id.toLowerCase(), namespace: 'app' });
+      EksMount.onCluster(cluster, accessPoint, { claimName: v.id.toLowerCase(), namespace: 'app', readOnly: v.readOnly, rootAccess: v.rootAccess });
     }
     if (storageClass) EksMount.addStorageClass(cluster, fileSystem, { storageClassName: 's3files' });
   });
@@ -87,5 +87,37 @@ describe('EKS volumes over the lifecycle', () => {
     expect(dependsOnTransitively(t, storageClass)).toContain(addon);
     // and the add-on waits for the Pod Identity associations (it is deleted before them)
     for (const id of ofType(t, 'AWS::EKS::PodIdentityAssociation')) expect(dependsOnTransitively(t, addon)).toContain(id);
+  });
+
+  test('a storage class added in a later deployment: the controller\'s role and Pod Identity association were there before, and the add-on is untouched', () => {
+    // (Pod Identity credentials reach pods that start after their association exists: the add-on's
+    // controller pods started in the first deployment, and nothing restarts them in the second)
+    const before = app([{ id: 'Data', path: '/data' }]);
+    const after = app([{ id: 'Data', path: '/data' }], true);
+    const associations = ofType(before.Compute, 'AWS::EKS::PodIdentityAssociation');
+    expect(associations.map((id) => before.Compute.Resources[id].Properties.ServiceAccount).sort()).toEqual(['efs-csi-controller-sa', 'efs-csi-node-sa']);
+    const change = changeSet(before.Compute, after.Compute);
+    const [addon] = ofType(before.Compute, 'AWS::EKS::Addon').filter((id) => id.includes('S3FilesCsiDriver'));
+    const [controllerRole] = ofType(before.Compute, 'AWS::IAM::Role').filter((id) => id.includes('ControllerRole'));
+    for (const id of [addon, controllerRole, ...associations]) expect(change.unchanged).toContain(id);
+    expect(change.removed).toEqual([]);
+    expect(change.replaced).toEqual([]);
+    expect(change.added.filter((id) => id.includes('StorageClass'))).toHaveLength(1);
+  });
+
+  test.each<[string, Volume]>([
+    ['readOnly', { id: 'Data', path: '/data', readOnly: true }],
+    ['rootAccess', { id: 'Data', path: '/data', rootAccess: true }],
+  ])('%s toggled: the volume manifest is updated to a volume and claim of other names (pods that follow claimName remount with the new rights)', (_what, changed) => {
+    const before = app([{ id: 'Data', path: '/data' }]);
+    const after = app([changed]);
+    const [volume] = volumesOf(before.Compute);
+    const change = changeSet(before.Compute, after.Compute);
+    expect(change.updated).toContain(volume);
+    expect(change.replaced).toEqual([]);
+    // the names end in the access point id, then `-ro` or `-root`: each name of the pair, and the claim's volumeName, change
+    const suffix = changed.readOnly ? '-ro' : '-root';
+    const count = (t: Template) => JSON.stringify(t.Resources[volume].Properties.Manifest).split(suffix).length - 1;
+    expect([count(before.Compute), count(after.Compute)]).toEqual([0, 4]);
   });
 });

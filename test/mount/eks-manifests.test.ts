@@ -6,7 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ts from 'typescript';
 import { EksMount, S3FilesFileSystem } from '../../src';
-import { eksVpc, manifestsOf, newCluster } from '../util/eks';
+import { eksVpc, manifestsOf, newCluster, newClusterV2 } from '../util/eks';
 
 // The Kubernetes objects the library renders, checked offline against the Kubernetes v1.36.0
 // OpenAPI definitions (EKS supports 1.36; aws-cdk-lib's newest KubernetesVersion) as the npm
@@ -103,6 +103,22 @@ describe('the rendered Kubernetes objects, against the Kubernetes v1.36.0 OpenAP
   }, 60_000);
 });
 
+test('an aws-eks-v2 cluster gets the same objects (through its own kubectl handler)', () => {
+  const stack = new Stack(new App(), 'S', { env: { account: '111111111111', region: 'us-east-1' } });
+  const vpc = eksVpc(stack);
+  const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
+  const cluster = newClusterV2(stack, vpc);
+  EksMount.installDriver(cluster, { addonVersion: 'v3.0.0-eksbuild.1' });
+  EksMount.onCluster(cluster, fileSystem.addAccessPoint('Data', { path: '/data' }), { claimName: 'data', namespace: 'app' });
+  EksMount.onCluster(cluster, fileSystem.addAccessPoint('Models', { path: '/models' }), { claimName: 'models', namespace: 'app', readOnly: true });
+  EksMount.addStorageClass(cluster, fileSystem, {
+    storageClassName: 's3files', directoryPerms: '750', basePath: '/dynamic', uid: 1000, gid: 1000, subPathPattern: '${.PVC.namespace}/${.PVC.name}',
+  });
+  EksMount.addStorageClass(cluster, fileSystem, { storageClassName: 's3files-range', gidRangeStart: 1000, gidRangeEnd: 2000 });
+  const withoutPruneLabels = (objects: Json[]) => JSON.parse(JSON.stringify(objects).replace(/"aws\.cdk\.eks\/prune-[0-9a-f]+":""/g, '"prune":""'));
+  expect(withoutPruneLabels(Object.values(manifestsOf(Template.fromStack(stack).toJSON())).flat())).toEqual(withoutPruneLabels(rendered()));
+});
+
 describe('the CSI fields, against what aws-efs-csi-driver documents and parses', () => {
   const objects = rendered();
   const volumes = objects.filter((o) => o.kind === 'PersistentVolume');
@@ -118,6 +134,8 @@ describe('the CSI fields, against what aws-efs-csi-driver documents and parses',
       expect(pv.spec.accessModes.every((m: string) => ['ReadWriteOnce', 'ReadWriteMany'].includes(m))).toBe(true);
     }
     expect(volumes.map((pv) => pv.spec.csi.readOnly)).toEqual([undefined, true]);
+    // the read-only mount is the volume's mountOptions, which kubelet passes to the node plugin (pkg/driver/node.go, NodePublishVolume)
+    expect(volumes.map((pv) => pv.spec.mountOptions)).toEqual([undefined, ['ro']]);
   });
 
   test('storage classes: provisioner efs.csi.aws.com, provisioningMode s3files-ap, only the parameters the driver documents, as strings', () => {

@@ -107,9 +107,10 @@ describe('an imported file system', () => {
     expect(() => EksMount.onCluster(cluster, accessPoint, { claimName: 'data', grantDirectReads: false })).toThrow(
       'S/Cluster/S3FilesCsiDriver: invalid fileSystem "S/Theirs": mounting it needs what it was imported without: `securityGroups` (the mount targets\' groups), to let the cluster in over NFS '
       + '(it cannot join a `clientSecurityGroup`: the library adds a rule to the mount targets\' groups instead). Fix: give it to `S3FilesFileSystem.fromFileSystemAttributes()`.');
+    // (a storage class goes through the same pipeline, and meets the same refusal)
     expect(() => EksMount.addStorageClass(cluster, fileSystem, { storageClassName: 's3files', grantDirectReads: false })).toThrow(
-      'invalid fileSystem "S/Theirs": the library knows none of the mount targets\' security groups, so the cluster (which cannot join a `clientSecurityGroup`) cannot be let in over NFS. '
-      + 'Fix: give `securityGroups` (the mount targets\' groups) to `S3FilesFileSystem.fromFileSystemAttributes()`.');
+      'S/Cluster/S3FilesCsiDriver: invalid fileSystem "S/Theirs": mounting it needs what it was imported without: `securityGroups` (the mount targets\' groups), to let the cluster in over NFS '
+      + '(it cannot join a `clientSecurityGroup`: the library adds a rule to the mount targets\' groups instead). Fix: give it to `S3FilesFileSystem.fromFileSystemAttributes()`.');
 
     const ok = new Stack(new App(), 'S', { env: ENV });
     const okVpc = eksVpc(ok);
@@ -235,8 +236,8 @@ test('readOnlySharedRole on a cluster names the way out there: the driver\'s one
   EksMount.onCluster(cluster, accessPoint, { claimName: 'writer' });
   const found = warnings(stack).filter((w) => w.includes('readOnlySharedRole'));
   expect(found).toHaveLength(1);
-  expect(found[0]).toContain('The cluster mounts read-only, but anything else running with that role can mount read-write. The driver\'s node role mounts every S3 Files volume of the cluster: '
-    + 'keep read-write volumes and storage classes of this access point (and of its file system) off this cluster, or mount the read-only data through an access point of its own.');
+  expect(found[0]).toContain('Mount the read-only data through an access point no read-write volume of this cluster uses: the library then denies the node role s3files:ClientWrite '
+    + 'through it.');
   expect(found[0]).not.toContain('a role of its own');
 });
 

@@ -36,7 +36,7 @@ describe('EksMount.installDriver', () => {
     const t = Template.fromStack(stack);
     const addons = Object.fromEntries(ofType(t, 'AWS::EKS::Addon').map(([id, r]) => [r.Properties.AddonName, { id, ...r }]));
     expect(addons['aws-efs-csi-driver'].Properties.AddonVersion).toBe(VERSION);
-    const [[associationId, association]] = ofType(t, 'AWS::EKS::PodIdentityAssociation');
+    const [[associationId, association]] = ofType(t, 'AWS::EKS::PodIdentityAssociation').filter(([, r]) => r.Properties.ServiceAccount === 'efs-csi-node-sa');
     expect(association.Properties).toEqual({
       ClusterName: { Ref: expect.stringMatching(/^Cluster/) },
       Namespace: 'kube-system',
@@ -50,25 +50,31 @@ describe('EksMount.installDriver', () => {
     expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
       { Action: ['sts:AssumeRole', 'sts:TagSession'], Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' } },
     ]);
-    // no controller role before a storage class needs one
-    expect(ofType(t, 'AWS::IAM::Role').filter(([id]) => id.includes('ControllerRole'))).toEqual([]);
+    // the controller's role and association too (a storage class may come in a later deployment), its rights only with a storage class
+    const [[controllerId, controller]] = ofType(t, 'AWS::EKS::PodIdentityAssociation').filter(([, r]) => r.Properties.ServiceAccount === 'efs-csi-controller-sa');
+    expect(controller.Properties.RoleArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ClusterS3FilesCsiDriverControllerRole/), 'Arn'] });
+    expect(addons['aws-efs-csi-driver'].DependsOn).toContain(controllerId);
+    expect(statementsOf(t, 'ClusterS3FilesCsiDriverControllerRole')).toEqual([]);
   });
 
-  test('a driver already on the cluster: no add-on, the association all the same; an imported cluster gets no agent unless asked', () => {
+  test('a driver already on the cluster: no add-on, the associations all the same; an imported cluster gets no agent unless asked', () => {
     const stack = new Stack(new App(), 'S', { env: ENV });
     const vpc = eksVpc(stack);
     EksMount.installDriver(importedCluster(stack, vpc, 'Theirs'), { existingDriverVersion: '3.4.1' });
     EksMount.installDriver(importedCluster(stack, vpc, 'Asked'), { existingDriverVersion: 'v3.0.1', installPodIdentityAgent: true });
     const t = Template.fromStack(stack);
     expect(ofType(t, 'AWS::EKS::Addon').map(([, r]) => r.Properties)).toEqual([{ AddonName: 'eks-pod-identity-agent', ClusterName: 'asked-cluster' }]);
-    expect(ofType(t, 'AWS::EKS::PodIdentityAssociation').map(([, r]) => r.Properties.ClusterName)).toEqual(['theirs-cluster', 'asked-cluster']);
+    expect(ofType(t, 'AWS::EKS::PodIdentityAssociation').map(([, r]) => `${r.Properties.ClusterName} ${r.Properties.ServiceAccount}`)).toEqual([
+      'theirs-cluster efs-csi-node-sa', 'theirs-cluster efs-csi-controller-sa', 'asked-cluster efs-csi-node-sa', 'asked-cluster efs-csi-controller-sa',
+    ]);
   });
 
   test('roles of your own: granted, with no association created for them; an agent add-on of your own is not duplicated', () => {
     const { stack, cluster, accessPoint } = setUp();
     new eks.Addon(stack, 'Agent', { cluster, addonName: 'eks-pod-identity-agent' });
     const nodeRole = new iam.Role(stack, 'MyNodeRole', { assumedBy: new iam.ServicePrincipal('pods.eks.amazonaws.com') });
-    EksMount.installDriver(cluster, { addonVersion: VERSION, nodeRole });
+    const controllerRole = new iam.Role(stack, 'MyControllerRole', { assumedBy: new iam.ServicePrincipal('pods.eks.amazonaws.com') });
+    EksMount.installDriver(cluster, { addonVersion: VERSION, nodeRole, controllerRole });
     EksMount.onCluster(cluster, accessPoint, { claimName: 'data' });
     const t = Template.fromStack(stack);
     expect(ofType(t, 'AWS::EKS::PodIdentityAssociation')).toEqual([]);
@@ -149,18 +155,21 @@ describe('EksMount.onCluster', () => {
     ]));
   });
 
-  test('read-only: ClientMount only and a read-only CSI mount (the driver serves no ReadOnlyMany)', () => {
+  test('read-only: ClientMount only, ClientWrite denied through the access point, and a read-only mount (`ro`; the driver serves no ReadOnlyMany)', () => {
     const { stack, cluster, accessPoint } = setUp();
     EksMount.installDriver(cluster, { addonVersion: VERSION });
     EksMount.onCluster(cluster, accessPoint, { claimName: 'data', readOnly: true, grantDirectReads: false });
     const t = Template.fromStack(stack);
     const [[, [pv]]] = Object.entries(manifestsOf(t.toJSON()));
+    expect(pv.spec.mountOptions).toEqual(['ro']);
     expect(pv.spec.csi.readOnly).toBe(true);
     expect(pv.spec.accessModes).toEqual(['ReadWriteMany']);
     expect(pv.metadata.name).toMatch(/^s3files\.default\.data-fsap-[0-9a-f]{17}-ro$/);
     const statements = statementsOf(t, 'ClusterS3FilesCsiDriverNodeRole');
-    expect(statements).toEqual(expect.arrayContaining([expect.objectContaining({ Action: 's3files:ClientMount' })]));
-    expect(JSON.stringify(statements)).not.toMatch(/ClientWrite|s3:GetObject/);
+    const allowed = statements.filter((st) => st.Effect === 'Allow');
+    expect(allowed).toEqual(expect.arrayContaining([expect.objectContaining({ Action: 's3files:ClientMount' })]));
+    expect(JSON.stringify(allowed)).not.toMatch(/ClientWrite|s3:GetObject/);
+    expect(statements.filter((st) => st.Effect === 'Deny').map((st) => st.Action)).toEqual(['s3files:ClientWrite']);
   });
 
   test('network: one NFS rule from the cluster security group, however many volumes and storage classes', () => {
@@ -195,16 +204,22 @@ describe('EksMount.onCluster', () => {
 });
 
 describe('refusals at synth: where S3 Files does not mount', () => {
-  test('a Fargate-only cluster', () => {
-    const stack = new Stack(new App(), 'S', { env: ENV });
-    const vpc = eksVpc(stack);
-    const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
-    const { KubectlV36Layer } = jest.requireActual('@aws-cdk/lambda-layer-kubectl-v36');
-    const cluster = new eks.FargateCluster(stack, 'Cluster', { vpc, version: eks.KubernetesVersion.V1_36, kubectlLayer: new KubectlV36Layer(stack, 'Layer') });
-    EksMount.installDriver(cluster, { addonVersion: VERSION });
-    EksMount.onCluster(cluster, fileSystem.addAccessPoint('Data', { path: '/data' }), { claimName: 'data', namespace: 'app' });
-    expect(() => Template.fromStack(stack)).toThrow(
-      /S\/Cluster: invalid cluster "S\/Cluster": its pods run on Fargate only, and "EKS Fargate doesn't support S3 Files" \(EKS user guide\)\. Fix: give the cluster a managed node group of Linux nodes \(`cluster\.addNodegroupCapacity\(\)`\)/);
+  test('a Fargate-only cluster: a claim in a namespace its profile selects is refused; elsewhere its pods need nodes the library cannot see (a warning)', () => {
+    const build = (namespace: string) => {
+      const stack = new Stack(new App(), 'S', { env: ENV });
+      const vpc = eksVpc(stack);
+      const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
+      const { KubectlV36Layer } = jest.requireActual('@aws-cdk/lambda-layer-kubectl-v36');
+      const cluster = new eks.FargateCluster(stack, 'Cluster', { vpc, version: eks.KubernetesVersion.V1_36, kubectlLayer: new KubectlV36Layer(stack, 'Layer') });
+      EksMount.installDriver(cluster, { addonVersion: VERSION });
+      EksMount.onCluster(cluster, fileSystem.addAccessPoint('Data', { path: '/data' }), { claimName: 'data', namespace });
+      return stack;
+    };
+    expect(() => Template.fromStack(build('default'))).toThrow(
+      /S\/Cluster: invalid namespace "default": the Fargate profile S\/Cluster\/fargate-profile-default selects every pod of it, so the pods of claim "data" run on Fargate, and "EKS Fargate doesn't support S3 Files" \(EKS user guide\)/);
+    const app = build('app');
+    expect(() => Template.fromStack(app)).not.toThrow();
+    expect(warnings(app).join('\n')).toContain('cdk-s3files-lambda:eksNodesUnseen');
   });
 
   test('a claim in a namespace a Fargate profile selects (the profile is the target); a profile with labels, or another namespace, passes', () => {
@@ -267,7 +282,7 @@ describe('refusals at synth: where S3 Files does not mount', () => {
     const cluster = importedCluster(stack, vpc, 'Cluster', false);
     EksMount.installDriver(cluster, { existingDriverVersion: '3.4.1' });
     expect(() => EksMount.onCluster(cluster, fileSystem.addAccessPoint('Data', { path: '/data' }), { claimName: 'data' })).toThrow(
-      /invalid clusterSecurityGroupId undefined: the nodes reach the mount targets through the cluster security group, which this imported cluster was given without\. Fix: give `clusterSecurityGroupId` to `Cluster\.fromClusterAttributes\(\)`/);
+      /invalid clusterSecurityGroupId undefined: the nodes reach the mount targets through the cluster security group, which this imported cluster was given without, and no `nodeSecurityGroups` were given\. Fix: give `clusterSecurityGroupId` to `Cluster\.fromClusterAttributes\(\)`, or the nodes' groups in `nodeSecurityGroups`/);
   });
 });
 
@@ -364,8 +379,8 @@ test('an imported cluster with a kubectl provider: the same manifests, through i
   const [[, manifest]] = ofType(t, 'Custom::AWSCDK-EKS-KubernetesResource');
   expect(manifest.Properties.ServiceToken).toBe('arn:aws:lambda:us-east-1:111111111111:function:kubectl-provider');
   expect(manifest.Properties.ClusterName).toBe('cluster-cluster');
-  // the nodes' AZs are unknown (no node group in this app): a warning says the AZ check could not run
-  expect(warnings(stack).join('\n')).toMatch(/S\/Cluster's nodes are not known at synth time .*\[ack: cdk-s3files-lambda:azCoverageUnknown\]/);
+  // the nodes are not in this app: a warning says their AZs and security groups could not be checked
+  expect(warnings(stack).join('\n')).toMatch(/The library cannot see the nodes of S\/Cluster \(it is imported\).*cannot check that the nodes' AZs have mount targets.*\[ack: cdk-s3files-lambda:eksNodesUnseen\]/);
 });
 
 test('a VPC of the same construct id in another stack is not taken for the nodes\' VPC (their subnets resolve alike)', () => {

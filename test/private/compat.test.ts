@@ -5,18 +5,20 @@ import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as eks from 'aws-cdk-lib/aws-eks';
+import * as eksv2 from 'aws-cdk-lib/aws-eks-v2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
-  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, fargateProfileSelection,
+  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, eksModuleOf,
+  fargateProfileSelection,
   isImmutablePrincipal, lambdaAutoSecurityGroup,
   launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily,
   subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
-import { eksVpc, importedCluster, newCluster } from '../util/eks';
+import { eksVpc, importedCluster, importedClusterV2, newCluster, newClusterV2 } from '../util/eks';
 import { FN, isolatedVpc, newStack } from '../util/template';
 
 // One test per reliance on aws-cdk-lib behaviour that is not public API (src/private/compat.ts):
@@ -193,6 +195,26 @@ describe('aws-cdk-lib internals the library relies on', () => {
     const full = importedCluster(stack, vpc, 'Full');
     expect(clusterVpc(full)).toBe(vpc);
     expect(stack.resolve(clusterSecurityGroup(full)!.securityGroupId)).toBe('sg-0c1a57e5000000000');
+    // AND so does aws-eks-v2's
+    const bareV2 = eksv2.Cluster.fromClusterAttributes(stack, 'BareV2', { clusterName: 'bare-v2' });
+    expect(() => bareV2.vpc).toThrow();
+    expect(() => bareV2.clusterSecurityGroup).toThrow();
+    expect([clusterVpc(bareV2), clusterSecurityGroup(bareV2)]).toEqual([undefined, undefined]);
+    const fullV2 = importedClusterV2(stack, vpc, 'FullV2');
+    expect(clusterVpc(fullV2)).toBe(vpc);
+    expect(stack.resolve(clusterSecurityGroup(fullV2)!.securityGroupId)).toBe('sg-0c1a57e5000000000');
+  });
+
+  test('eksModuleOf: each module\'s clusters, created or imported, extend a ClusterBase it does not export, just above Resource below its Cluster class', () => {
+    const stack = new Stack(new App(), 'S');
+    const vpc = eksVpc(stack);
+    expect(eksModuleOf(newCluster(stack, vpc))).toBe('aws-eks');
+    expect(eksModuleOf(eks.Cluster.fromClusterAttributes(stack, 'ImportedV1', { clusterName: 'v1' }))).toBe('aws-eks');
+    expect(eksModuleOf(newClusterV2(stack, vpc, {}, 'V2', false))).toBe('aws-eks-v2');
+    expect(eksModuleOf(eksv2.Cluster.fromClusterAttributes(stack, 'ImportedV2', { clusterName: 'v2' }))).toBe('aws-eks-v2');
+    // and nothing else: an L1, another module's resource, a plain object
+    const l1 = new eksv2.CfnCluster(stack, 'L1', { resourcesVpcConfig: { subnetIds: ['subnet-1'] }, roleArn: 'arn:aws:iam::111111111111:role/eks' });
+    expect([eksModuleOf(l1), eksModuleOf(vpc), eksModuleOf({ clusterName: 'x' }), eksModuleOf('x')]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   test('fargateProfileSelection: aws-eks keeps a Fargate profile\'s cluster and selectors only in its custom resource\'s Config', () => {

@@ -59,6 +59,8 @@ interface Client {
   readonly stack: string;
   readonly role: string;
   readonly accessPointArn: string;
+  /** The access point's logical id, when the condition names one of the app's. */
+  readonly accessPoint?: string;
   readonly fileSystemArn: string;
 }
 
@@ -79,6 +81,7 @@ function clients(): Client[] {
             stack: roleId.stack,
             role: roleId.id,
             accessPointArn: resolver.resolve(s, ap),
+            accessPoint: Array.isArray(ap?.['Fn::GetAtt']) ? ap['Fn::GetAtt'][0] as string : undefined,
             fileSystemArn: resolver.resolve(s, list(st.Resource)[0]),
           };
           out.set(`${client.stack}/${client.role}/${client.accessPointArn}`, client);
@@ -150,7 +153,16 @@ const TAG_DENY = {
  * (ClientWrite) and `root` (ClientRootAccess). Every client found must be listed, and every
  * listed one found, so a new mount adapter or layout cannot go unevaluated.
  */
-const EXPECTED: Array<{ readonly stack: string; readonly role: RegExp; readonly write: boolean; readonly root: boolean; readonly what: string }> = [
+const EXPECTED: Array<{
+  readonly stack: string;
+  readonly role: RegExp;
+  /** Only through the access point whose logical id matches (the first entry that matches wins). */
+  readonly accessPoint?: RegExp;
+  /** ClientWrite allowed; 'denied' when an explicit Deny holds a read-only mount against the role's wider grants. */
+  readonly write: boolean | 'denied';
+  readonly root: boolean;
+  readonly what: string;
+}> = [
   // The L3 in the file system's own stack (quick start); integ stacks use it too.
   { stack: 'MinimalMountedFunction', role: /^FunctionServiceRole/, write: true, root: false, what: 'L3, same stack' },
   { stack: 'S3FilesComparison', role: /^ProcessorS3FilesServiceRole|^Processor.*ServiceRole|^Benchmark|^PrepareDirectories|^ColdStartMounted/, write: true, root: false, what: 'integ L3s' },
@@ -174,13 +186,17 @@ const EXPECTED: Array<{ readonly stack: string; readonly role: RegExp; readonly 
   { stack: 'ImportedFileSystem', role: /^Reader/, write: false, root: false, what: 'imported file system and access point, read-only' },
   { stack: 'ImportedFileSystem', role: /^Writer/, write: true, root: false, what: 'new access point on an imported file system' },
   // One node role for every volume of the cluster; with a storage class it may write through any
-  // access point of the file system (the read-only volume is a read-only CSI mount; a warning says so).
+  // access point of the file system, except the read-only volume's: an explicit Deny holds it (issue 40.1).
+  { stack: 'Kubernetes', role: /^ClusterS3FilesCsiDriverNodeRole/, accessPoint: /^FilesModels/, write: 'denied', root: false, what: 'EKS node role: the read-only volume' },
   { stack: 'Kubernetes', role: /^ClusterS3FilesCsiDriverNodeRole/, write: true, root: false, what: 'EKS node role: volumes and a storage class' },
+  // The same on an aws-eks-v2 Auto Mode cluster.
+  { stack: 'KubernetesV2', role: /^ClusterS3FilesCsiDriverNodeRole/, accessPoint: /^FilesModels/, write: 'denied', root: false, what: 'aws-eks-v2 node role: the read-only volume' },
+  { stack: 'KubernetesV2', role: /^ClusterS3FilesCsiDriverNodeRole/, write: true, root: false, what: 'aws-eks-v2 node role: volumes and a storage class' },
 ];
 
 function expectationFor(client: Client) {
   const stack = client.stack.replace(/[0-9A-F]{8}\.nested$/, '');
-  return EXPECTED.find((e) => e.stack === stack && e.role.test(client.role));
+  return EXPECTED.find((e) => e.stack === stack && e.role.test(client.role) && (!e.accessPoint || e.accessPoint.test(client.accessPoint ?? '')));
 }
 
 describe('who can mount, by an independent IAM evaluator', () => {
@@ -225,7 +241,8 @@ describe('who can mount, by an independent IAM evaluator', () => {
         write: await decide({ ...base, action: 's3files:ClientWrite' }),
         root: await decide({ ...base, action: 's3files:ClientRootAccess' }),
       };
-      const expected = { mount: 'Allowed', write: want.write ? 'Allowed' : 'ImplicitlyDenied', root: want.root ? 'Allowed' : 'ImplicitlyDenied' };
+      const write = want.write === 'denied' ? 'ExplicitlyDenied' : want.write ? 'Allowed' : 'ImplicitlyDenied';
+      const expected = { mount: 'Allowed', write, root: want.root ? 'Allowed' : 'ImplicitlyDenied' };
       if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`${c.stack}/${c.role} (${want.what}): ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
     }
     expect(wrong).toEqual([]);
@@ -425,6 +442,20 @@ describe('EKS: the driver\'s roles, by the same evaluator (the Kubernetes stack 
       .toBe('ImplicitlyDenied');
     // AND the controller cannot mount at all
     expect(await decide({ ...base, identity: controller, action: 's3files:ClientMount', accessPointArn: accessPointArns[0] })).toBe('ImplicitlyDenied');
+  });
+
+  test('a read-only volume holds (issue 40.1): the node role, which a storage class lets write through any access point, is denied ClientWrite through the read-only volume\'s', async () => {
+    const principal = roleArn(roleId('ClusterS3FilesCsiDriverNodeRole'));
+    const base = { identity: node, resourcePolicy: fsPolicy, principal, fileSystemArn: fsArn };
+    const resources = k.template('Kubernetes').Resources;
+    const apArn = (prefix: string) => k.resolve('Kubernetes', { 'Fn::GetAtt': [Object.keys(resources).find((id) => id.startsWith(prefix) && resources[id].Type === 'AWS::S3Files::AccessPoint')!, 'AccessPointArn'] });
+    const models = apArn('FilesModels');
+    // the read-only volume mounts, and may not write (without the Deny: Allowed, through the storage class's grant)
+    expect(await decide({ ...base, action: 's3files:ClientMount', accessPointArn: models })).toBe('Allowed');
+    expect(await decide({ ...base, action: 's3files:ClientWrite', accessPointArn: models })).toBe('ExplicitlyDenied');
+    // AND the read-write volume and the access points the controller creates stay writable
+    expect(await decide({ ...base, action: 's3files:ClientWrite', accessPointArn: apArn('FilesShared') })).toBe('Allowed');
+    expect(await decide({ ...base, action: 's3files:ClientWrite', accessPointArn: `${fsArn}/access-point/fsap-0dd0dd0dd0dd0dd0d` })).toBe('Allowed');
   });
 
   test('the controller creates access points on this file system only with the driver\'s tag, and deletes only tagged ones of it', async () => {

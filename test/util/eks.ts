@@ -3,6 +3,7 @@ import { KubectlV36Layer } from '@aws-cdk/lambda-layer-kubectl-v36';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as eks from 'aws-cdk-lib/aws-eks';
+import * as eksv2 from 'aws-cdk-lib/aws-eks-v2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 
@@ -38,6 +39,28 @@ export function importedCluster(scope: Construct, vpc: ec2.IVpc | undefined, id 
   return eks.Cluster.fromClusterAttributes(scope, id, {
     clusterName: `${id.toLowerCase()}-cluster`, vpc, clusterSecurityGroupId: withClusterSecurityGroup ? 'sg-0c1a57e5000000000' : undefined, kubectlProvider,
   });
+}
+
+/**
+ * An aws-eks-v2 Cluster (Kubernetes 1.36), EKS Auto Mode unless `options` say otherwise, with the
+ * kubectl handler aws-eks-v2 creates only on request (`kubectl: false` leaves it out).
+ */
+export function newClusterV2(scope: Construct, vpc: ec2.IVpc, options: Partial<eksv2.ClusterProps> = {}, id = 'Cluster', kubectl = true): eksv2.Cluster {
+  return new eksv2.Cluster(scope, id, {
+    vpc,
+    version: eksv2.KubernetesVersion.V1_36,
+    ...(kubectl ? { kubectlProviderOptions: { kubectlLayer: new KubectlV36Layer(scope, `${id}Kubectl`) } } : {}),
+    ...options,
+  });
+}
+
+/** An aws-eks-v2 cluster of another app, with its kubectl handler (or none). */
+export function importedClusterV2(scope: Construct, vpc: ec2.IVpc | undefined, id = 'Cluster', kubectl = true): eksv2.ICluster {
+  const account = Stack.of(scope).account;
+  const kubectlProvider = kubectl
+    ? eksv2.KubectlProvider.fromKubectlProviderAttributes(scope, `${id}Kubectl`, { serviceToken: `arn:aws:lambda:us-east-1:${account}:function:kubectl-provider` })
+    : undefined;
+  return eksv2.Cluster.fromClusterAttributes(scope, id, { clusterName: `${id.toLowerCase()}-cluster`, vpc, clusterSecurityGroupId: 'sg-0c1a57e5000000000', kubectlProvider });
 }
 
 type Json = any;

@@ -20,7 +20,7 @@ import { VerifyCoreStack } from '../../integ/stacks/verify/core-stack';
 import { VerifyAgentCoreStack, VerifyBatchStack, VerifyEksStack } from '../../integ/stacks/verify/opt-in-stacks';
 import { LIFECYCLE_STEPS, VerifyLifecycleStack, VerifyRetainStack } from '../../integ/stacks/verify/retain-lifecycle-stacks';
 import { AgentCoreMount, BatchMount, Ec2Mount, EcsMount, EksMount, ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesMonitoring, S3FilesMountedFunction } from '../../src';
-import { newCluster } from '../util/eks';
+import { newCluster, newClusterV2 } from '../util/eks';
 import { oncePerRun } from '../util/once-per-run';
 
 /** Every stack the external validators look at: the integ app's, and library set-ups it doesn't show. */
@@ -191,6 +191,21 @@ export function buildValidatorApp(outdir: string): App {
   EksMount.addStorageClass(eksCluster, data, { storageClassName: 's3files' });
   acknowledgeUserCluster(kubernetes);
 
+  // EKS on aws-eks-v2 (issue 40.7): an EKS Auto Mode cluster with its kubectl handler, the driver,
+  // a read-write and a read-only volume and a storage class, nodes named by a security group of
+  // their own (a NodeClass's, say).
+  const kubernetesV2 = new Stack(app, 'KubernetesV2');
+  const v2Vpc = new ec2.Vpc(kubernetesV2, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  Validations.of(v2Vpc).acknowledge({ id: 'AwsSolutions-VPC7', reason: 'Test-only stand-in for a user VPC; flow logs are the VPC owner\'s choice.' });
+  const v2Data = new S3FilesFileSystem(kubernetesV2, 'Files', { vpc: v2Vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS } });
+  const autoMode = newClusterV2(kubernetesV2, v2Vpc);
+  const nodeClassGroup = new ec2.SecurityGroup(kubernetesV2, 'NodeClassNodes', { vpc: v2Vpc, description: 'Nodes of a custom NodeClass' });
+  EksMount.installDriver(autoMode, { addonVersion: 'v3.0.0-eksbuild.1', nodeSecurityGroups: [nodeClassGroup] });
+  EksMount.onCluster(autoMode, v2Data.addAccessPoint('Shared', { path: '/shared' }), { claimName: 'shared', namespace: 'app' });
+  EksMount.onCluster(autoMode, v2Data.addAccessPoint('Models', { path: '/models' }), { claimName: 'models', namespace: 'app', readOnly: true });
+  EksMount.addStorageClass(autoMode, v2Data, { storageClassName: 's3files' });
+  acknowledgeUserClusterV2(kubernetesV2);
+
   // The verification app of `npx projen verify` (integ/verify.integ.ts): its test stacks, with the
   // lifecycle stack in the step that has every change at once (new prefix, read-only, extra client).
   const verifyCore = new VerifyCoreStack(app, 'S3FilesVerifyCore');
@@ -237,6 +252,23 @@ function acknowledgeUserCluster(stack: Stack): void {
   ];
   for (const [id, ids, reason] of findings) {
     for (const finding of ids) Validations.of(stack.node.findChild(id)).acknowledge({ id: finding, reason });
+  }
+}
+
+/** The aws-eks-v2 cluster in KubernetesV2 is the user's, built with aws-eks-v2's defaults: its findings are not about what the library adds. */
+function acknowledgeUserClusterV2(stack: Stack): void {
+  const user = 'Test-only stand-in for a user\'s EKS Auto Mode cluster, built with aws-eks-v2\'s defaults';
+  const managed = (p: string) => `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${p}]`;
+  const ids = [
+    ...['AmazonEKSClusterPolicy', 'AmazonEKSComputePolicy', 'AmazonEKSBlockStoragePolicy', 'AmazonEKSLoadBalancingPolicy', 'AmazonEKSNetworkingPolicy',
+      'AmazonEKSWorkerNodePolicy', 'AmazonEC2ContainerRegistryReadOnly', 'service-role/AWSLambdaBasicExecutionRole', 'service-role/AWSLambdaVPCAccessExecutionRole'].map(managed),
+    'AwsSolutions-IAM4[Policy::{"Fn::If":["ClusterKubectlProviderHandlerHasEcrPublic69E09706",{"Fn::Join":["",["arn:",{"Ref":"AWS::Partition"},'
+      + '":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},{"Ref":"AWS::NoValue"}]}]',
+    'AwsSolutions-L1',
+    'AwsSolutions-IAM5[Resource::<ClusterKubectlProviderHandler2E05C68A.Arn>:*]',
+  ];
+  for (const finding of ids) {
+    Validations.of(stack.node.findChild('Cluster')).acknowledge({ id: finding, reason: `${user}: its roles (Auto Mode's managed policies) and its kubectl handler are the user's choice.` });
   }
 }
 

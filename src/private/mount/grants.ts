@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { ArnFormat, Stack, Token, TokenComparison } from 'aws-cdk-lib';
+import { ArnFormat, AspectPriority, Aspects, Stack, Token, TokenComparison } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -206,13 +206,21 @@ export interface ReadOnlyMount {
   readonly readOnlyFlag: boolean;
   /** The way out, when it is not a role of the client's own. */
   readonly fix?: string;
+  /**
+   * The role serves other mounts the library cannot tell apart (the EFS CSI driver's node role):
+   * it is denied s3files:ClientWrite through this access point unless a grant of the role writes
+   * through this very access point, in which case `shared` says what that means.
+   */
+  readonly holds?: { readonly shared: string };
 }
 
 /**
  * The client grants the library made to one principal, held in a child of the principal found by
  * id (no module state: two copies of the library may be loaded). A read-only mount whose role is
  * also granted ClientWrite on the same file system through the same access point (or any) is not
- * read-only where the mount has no read-only flag (Lambda, AgentCore): the role decides.
+ * read-only where the mount has no read-only flag (Lambda, AgentCore): the role decides. A mount
+ * that `holds` gets a Deny instead, added once the app is complete (an aspect), unless the role
+ * writes through that very access point.
  */
 class ClientGrants extends Construct {
   public static readonly ID = 'cdk-s3files-lambda.ClientGrants';
@@ -233,29 +241,57 @@ class ClientGrants extends Construct {
   private readonly grants: ClientGrant[] = [];
   private readonly readOnlyMounts: Array<ClientGrant & ReadOnlyMount> = [];
   private readonly warned = new Set<IConstruct>();
+  /** The principal that gets the Denies of `holds` mounts; undefined until one is recorded, or when its policies cannot change. */
+  private denier?: iam.IPrincipal;
 
   private constructor(scope: Construct, id: string, private readonly role: string) {
     super(scope, id);
   }
 
-  public record(grant: ClientGrant, readOnly?: ReadOnlyMount): void {
+  public record(grant: ClientGrant, principal: iam.IPrincipal, readOnly?: ReadOnlyMount): void {
     this.grants.push(grant);
     if (readOnly) this.readOnlyMounts.push({ ...grant, ...readOnly });
+    if (readOnly?.holds && !this.denier && !isImmutablePrincipal(principal)) {
+      this.denier = principal;
+      Aspects.of(this).add({ visit: (node) => { if (node === this) this.addDenies(); } }, { priority: AspectPriority.MUTATING });
+    }
     for (const mount of this.readOnlyMounts) {
       if (this.warned.has(mount.scope)) continue;
+      // A Deny will hold a mount against the role's wider grants, not against one through its own access point.
+      const denied = mount.holds !== undefined && this.denier !== undefined;
       const writer = this.grants.find((g) => g.write && g.fileSystemArn === mount.fileSystemArn
-        && (g.accessPointArn === undefined || g.accessPointArn === mount.accessPointArn));
+        && (g.accessPointArn === mount.accessPointArn || (g.accessPointArn === undefined && !denied)));
       if (!writer) continue;
       this.warned.add(mount.scope);
       const role = this.role;
       const where = writer.accessPointArn ? 'through the same access point' : 'through every access point (a grant on the file system)';
       warn(mount.scope, 'readOnlySharedRole',
         `\`readOnly\` is set, but the role ${role} is also granted s3files:ClientWrite on this file system ${where}, by another mount or grant. `
-        + (mount.readOnlyFlag
-          ? `${capitalized(mount.what)} mounts read-only, but anything else running with that role can mount read-write. `
-          : `${capitalized(mount.what)} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can `
-            + 'write. ')
+        + (mount.holds ? `${mount.holds.shared} `
+          : mount.readOnlyFlag
+            ? `${capitalized(mount.what)} mounts read-only, but anything else running with that role can mount read-write. `
+            : `${capitalized(mount.what)} mounts read-write whenever its role may write (S3 Files decides by s3files:ClientWrite; the mount has no read-only flag), so it can `
+              + 'write. ')
         + (mount.fix ?? 'Give the read-only client a role of its own.'));
+    }
+  }
+
+  /** Denies ClientWrite through the access point of each `holds` mount the role does not write through otherwise. */
+  private addDenies(): void {
+    const stack = Stack.of(this.denier as unknown as IConstruct);
+    const done = new Set<string>();
+    for (const m of this.readOnlyMounts) {
+      if (!m.holds || !m.accessPointArn) continue;
+      if (this.grants.some((g) => g.write && g.fileSystemArn === m.fileSystemArn && g.accessPointArn === m.accessPointArn)) continue;
+      const key = JSON.stringify(stack.resolve([m.fileSystemArn, m.accessPointArn]));
+      if (done.has(key)) continue;
+      done.add(key);
+      this.denier!.addToPrincipalPolicy(new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['s3files:ClientWrite'],
+        resources: [m.fileSystemArn],
+        conditions: { ArnEquals: { 's3files:AccessPointArn': m.accessPointArn } },
+      }));
     }
   }
 }
@@ -267,7 +303,7 @@ function capitalized(text: string): string {
 /** Records a client grant on the principal (when it is a construct), warning where it undoes a read-only mount. */
 export function recordClientGrant(grantee: iam.IGrantable, grant: ClientGrant, readOnly?: ReadOnlyMount): void {
   const principal = grantee.grantPrincipal;
-  if (Construct.isConstruct(principal)) ClientGrants.of(principal).record(grant, readOnly);
+  if (Construct.isConstruct(principal)) ClientGrants.of(principal).record(grant, principal, readOnly);
 }
 
 /** A literal string, or undefined for a token or nothing. */

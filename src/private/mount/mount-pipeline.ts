@@ -1,15 +1,17 @@
-import { CfnResource, Stack } from 'aws-cdk-lib';
+import { CfnResource, Names, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { IConstruct } from 'constructs';
-import { AzCoverage, azRef } from './az-coverage';
+import { Construct, IConstruct } from 'constructs';
+import { AzCoverage, azRef, subnetLabel } from './az-coverage';
 import { clientActions } from './client-actions';
 import { checkSameRegion } from '../environment';
 import {
   acknowledgeClientFindings, checkClientAccount, clientStatement, directReadStatements, efsUtilsTelemetryStatements, grantScoped, literal,
   ReadOnlyMount, ScopedStatement, validationReadStatements,
 } from './grants';
+import { subnetAvailabilityZone } from '../compat';
 import { invalid, warn } from '../messages';
+import { acknowledge, findingResource } from '../nag';
 import { checkSameVpc, openNfs, subnetsById } from './network';
 import type { IS3FilesAccessPoint } from '../../s3files-access-point-contract';
 import type { IS3FilesFileSystem } from '../../s3files-file-system-contract';
@@ -56,10 +58,41 @@ export interface Compute {
   readonly directReads: boolean;
   /** How to keep a read-only mount read-only when its role is also granted writes (`readOnlySharedRole`), when it is not "a role of its own". */
   readonly sharedRoleFix?: string;
+  /**
+   * Its role serves mounts the library cannot tell apart (the EFS CSI driver's node role): a
+   * read-only mount's role is denied s3files:ClientWrite through the access point, unless it
+   * writes through that very access point too, which this text explains (`readOnlySharedRole`).
+   */
+  readonly readOnlyHolds?: string;
   /** Why direct reads need the bucket, and how to do without, when the bucket is unknown. */
   readonly directReadNeed?: DirectReadNeed;
   /** The service mounts only its own account's file systems: the documentation's words. */
   readonly sameAccountOnly?: string;
+  /**
+   * Where its parts run, read once the app is complete (parts may be declared after the mount):
+   * each part's subnets are checked for the mount targets' AZs, an error naming that part and its
+   * prop. Instead of `subnetIds` and `unknownAzWarning`.
+   */
+  readonly placements?: () => Placement[];
+}
+
+/** Where one part of a compute runs (an EKS node group): its subnets, and what chose them. */
+export interface Placement {
+  /** The part, where its error goes. */
+  readonly scope: IConstruct;
+  /** What it is, in messages ("node group S/Cluster/NodegroupNodes"). */
+  readonly what: string;
+  /** The prop of the part that chose the subnets (`subnets`). */
+  readonly prop: string;
+  /** Its subnet ids, as its template names them. */
+  readonly subnetIds: unknown;
+}
+
+/** What a compute mounts: an access point, or (dynamic provisioning) any access point of the file system, created at run time. */
+export interface MountTarget {
+  readonly fileSystem: IS3FilesFileSystem;
+  /** The access point; undefined for any access point of the file system (never its root). */
+  readonly accessPoint?: IS3FilesAccessPoint;
 }
 
 /**
@@ -68,7 +101,12 @@ export interface Compute {
  * policy. The adapter has already put the mount into the compute's own property.
  */
 export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Compute, options: ClientOptions): void {
-  const fs = accessPoint.fileSystem;
+  mount({ fileSystem: accessPoint.fileSystem, accessPoint }, compute, options);
+}
+
+/** Mounts `target` on a compute: every step `mountAccessPoint()` names, for an access point or for any access point of a file system. */
+export function mount(target: MountTarget, compute: Compute, options: ClientOptions): void {
+  const { fileSystem: fs, accessPoint } = target;
   const { scope, what } = compute;
   // The region first: another region's file system is the error, whatever it was imported with.
   if (compute.grantee) checkSameRegion(scope, fs.node.path, literal(fs.env?.region), 'clients mount a file system only from a VPC in its region', 'mount it');
@@ -78,11 +116,11 @@ export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Comp
     directReads: compute.grantee && compute.directReads ? compute.directReadNeed ?? GRANT_DIRECT_READS : undefined,
   });
   if (compute.grantee) {
-    checkClientAccount(scope, what, compute.grantee, fs, clientActions(options), accessPoint.accessPointArn, compute.sameAccountOnly);
-    checkAccessPointStack(scope, accessPoint, what);
-    grantMount(scope, compute.grantee, accessPoint, options,
+    checkClientAccount(scope, what, compute.grantee, fs, clientActions(options), accessPoint?.accessPointArn, compute.sameAccountOnly);
+    if (accessPoint) checkAccessPointStack(scope, accessPoint, what);
+    grantTarget(scope, compute.grantee, target, options,
       { efsUtils: compute.efsUtils, directReads: compute.directReads, directReadNeed: compute.directReadNeed },
-      options.readOnly ? { scope, what, readOnlyFlag: compute.readOnlyFlag, fix: compute.sharedRoleFix } : undefined);
+      options.readOnly ? readOnlyMount(compute) : undefined);
     if (options.readOnly && options.rootAccess) {
       warn(scope, 'readOnlyWithRootAccess',
         '`readOnly` and `rootAccess` are both set: root access without write access only widens what can be read. Drop `rootAccess` unless the client must read root-only '
@@ -92,11 +130,19 @@ export function mountAccessPoint(accessPoint: IS3FilesAccessPoint, compute: Comp
   if (compute.connectable) {
     checkSameVpc(scope, compute.connectable.connections, fs.vpc, what, compute.subnetIds);
     openNfs(scope, fs, compute.connectable, compute.joinSecurityGroup, what);
-    checkClientAzs(scope, fs, compute.subnetIds, compute.unknownAzWarning);
+    if (compute.placements) checkPlacementsLater(scope, fs, compute.placements);
+    else checkClientAzs(scope, fs, compute.subnetIds, compute.unknownAzWarning);
   }
   // The access point and the mount targets available, not merely created (it includes the file
-  // system's policy, so first mounts meet the policy they are held to).
-  compute.launcher.node.addDependency(accessPoint.available);
+  // system's policy, so first mounts meet the policy they are held to); for any access point, the
+  // mount targets (the access points are created at run time, after the file system's policy).
+  compute.launcher.node.addDependency(accessPoint ? accessPoint.available : fs.mountTargetsAvailable);
+}
+
+/** A read-only mount of the compute, as the grants record it. */
+function readOnlyMount(compute: Compute): ReadOnlyMount {
+  const { scope, what, readOnlyFlag, sharedRoleFix: fix, readOnlyHolds } = compute;
+  return { scope, what, readOnlyFlag, fix, holds: readOnlyHolds ? { shared: readOnlyHolds } : undefined };
 }
 
 /** Why a mount's direct-read grant needs the file system's bucket, and how to do without it. */
@@ -128,20 +174,33 @@ export function grantMount(
   scope: IConstruct, grantee: iam.IGrantable, accessPoint: IS3FilesAccessPoint, options: ClientOptions, grant: MountGrant,
   readOnly?: ReadOnlyMount,
 ): iam.Grant {
-  const fs = accessPoint.fileSystem;
+  return grantTarget(scope, grantee, { fileSystem: accessPoint.fileSystem, accessPoint }, options, grant, readOnly);
+}
+
+/** `grantMount()` for a target: through its access point, or (`ArnLike`) through any access point of the file system, never its root. */
+function grantTarget(
+  scope: IConstruct, grantee: iam.IGrantable, target: MountTarget, options: ClientOptions, grant: MountGrant, readOnly?: ReadOnlyMount,
+): iam.Grant {
+  const { fileSystem: fs, accessPoint } = target;
   const stack = Stack.of(scope);
-  const statements: ScopedStatement[] = [
-    clientStatement(fs.fileSystemArn, clientActions(options), accessPoint.accessPointArn),
-    ...validationReadStatements(fs.fileSystemArn, accessPoint.accessPointArn),
-  ];
+  const anyAccessPoint = `${fs.fileSystemArn}/access-point/*`;
+  const client = accessPoint
+    ? clientStatement(fs.fileSystemArn, clientActions(options), accessPoint.accessPointArn)
+    : { ...clientStatement(fs.fileSystemArn, clientActions(options)), conditions: { ArnLike: { 's3files:AccessPointArn': anyAccessPoint } } };
+  const statements: ScopedStatement[] = [client, ...validationReadStatements(fs.fileSystemArn, accessPoint?.accessPointArn ?? anyAccessPoint)];
   if (grant.efsUtils) statements.push(...efsUtilsTelemetryStatements(stack));
   if (grant.directReads) {
     refuseMissingAttributes(scope, fs, 'it', { directReads: grant.directReadNeed ?? GRANT_DIRECT_READS });
     statements.push(...directReadStatements(stack, { bucket: fs.bucket!, prefix: fs.prefix ?? '', bucketEncryptionKey: fs.bucketEncryptionKey }, { listBucket: grant.efsUtils }));
   }
-  const result = grantScoped(scope, grantee, statements, `mounting ${accessPoint.node.path}`,
-    { fileSystemArn: fs.fileSystemArn, accessPointArn: accessPoint.accessPointArn, write: !options.readOnly }, readOnly, fs);
+  const result = grantScoped(scope, grantee, statements, accessPoint ? `mounting ${accessPoint.node.path}` : `mounting any access point of ${fs.node.path}`,
+    { fileSystemArn: fs.fileSystemArn, accessPointArn: accessPoint?.accessPointArn, write: !options.readOnly }, readOnly, fs);
   acknowledgeClientFindings(scope, grantee, statements);
+  if (!accessPoint) {
+    const owner = Construct.isConstruct(grantee.grantPrincipal) ? grantee.grantPrincipal : scope;
+    acknowledge(owner, `AwsSolutions-IAM5[${findingResource(owner, anyAccessPoint)}]`,
+      's3files:GetAccessPoint on the access points of this file system, which dynamic provisioning creates at run time (their ids are not known before), to validate a mount.');
+  }
   return result;
 }
 
@@ -215,4 +274,42 @@ function checkClientAzs(scope: IConstruct, fs: IS3FilesFileSystem, subnetIds: un
   } else if (fs.vpc && unknownWarning) {
     warn(scope, 'azCoverageUnknown', unknownWarning);
   }
+}
+
+/**
+ * The AZ check of a compute's parts, run once the app is complete (once per scope and file
+ * system): an error for each part with subnets in an AZ without a mount target, naming the part,
+ * its prop and those subnets.
+ */
+function checkPlacementsLater(scope: IConstruct, fs: IS3FilesFileSystem, placements: () => Placement[]): void {
+  const id = `cdk-s3files-lambda.Placements.${Names.uniqueId(fs)}`;
+  if (scope.node.tryFindChild(id)) return;
+  const marker = new Construct(scope as Construct, id);
+  marker.node.addValidation({ validate: () => placementErrors(scope, fs, placements()) });
+}
+
+function placementErrors(scope: IConstruct, fs: IS3FilesFileSystem, placements: Placement[]): string[] {
+  const azs = fs.mountTargetAvailabilityZones;
+  if (!azs) return [];
+  const stack = Stack.of(scope);
+  const coverage = new AzCoverage(azs.map((az) => azRef(stack, az)));
+  const more = registryOf(fs) ? ', or add those AZs to the file system\'s `vpcSubnets`' : '';
+  const errors: string[] = [];
+  for (const p of placements) {
+    const subnets = subnetsById(scope, p.subnetIds, fs.vpc);
+    if (!subnets) continue;
+    const missing = coverage.missing(stack, subnets);
+    if (missing.unknown || missing.azs.length === 0) continue;
+    const outside = subnets.filter((s) => {
+      const az = subnetAvailabilityZone(s);
+      return az !== undefined && missing.azs.includes(azRef(stack, az).label);
+    });
+    try {
+      invalid(p.scope, p.prop, outside.map(subnetLabel), `${p.what} has subnets in ${missing.azs.join(', ')}, where ${fs.node.path} has no mount target (it has mount targets in `
+        + `${coverage.labels.join(', ')}), and a pod on a node there cannot mount`, `give ${p.what} subnets in ${coverage.labels.join(', ')} only${more}`);
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  }
+  return errors;
 }

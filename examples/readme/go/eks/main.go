@@ -3,8 +3,7 @@ package main
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awseks"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseksv2"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/example/cdk-s3files-lambda-go/cdks3fileslambda"
 )
@@ -15,19 +14,18 @@ func main() {
 	stack := awscdk.NewStack(app, jsii.String("Kubernetes"), &awscdk.StackProps{
 		Env: &awscdk.Environment{Account: jsii.String("111111111111"), Region: jsii.String("us-east-1")},
 	})
-	// A cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed node groups,
-	// imported with the kubectl provider its app exports: this app needs no kubectl layer.
+	// An aws-eks-v2 cluster made elsewhere (another CDK app, eksctl, the console), with Linux managed
+	// node groups, imported with the kubectl handler its app exports: this app needs no kubectl layer.
 	vpc := awsec2.Vpc_FromVpcAttributes(stack, jsii.String("Vpc"), &awsec2.VpcAttributes{
-		VpcId:             jsii.String("vpc-0123456789abcdef0"),
-		AvailabilityZones: jsii.Strings("us-east-1a", "us-east-1b"),
-		PrivateSubnetIds:  jsii.Strings("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"),
+		VpcId:                      jsii.String("vpc-0123456789abcdef0"),
+		AvailabilityZones:          jsii.Strings("us-east-1a", "us-east-1b"),
+		PrivateSubnetIds:           jsii.Strings("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"),
+		PrivateSubnetRouteTableIds: jsii.Strings("rtb-0aaaaaaaaaaaaaaaa", "rtb-0bbbbbbbbbbbbbbbb"),
 	})
-	kubectlProvider := awseks.KubectlProvider_FromKubectlProviderAttributes(stack, jsii.String("KubectlProvider"), &awseks.KubectlProviderAttributes{
-		FunctionArn:    jsii.String("arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl"),
-		KubectlRoleArn: jsii.String("arn:aws:iam::111111111111:role/my-cluster-kubectl"),
-		HandlerRole:    awsiam.Role_FromRoleArn(stack, jsii.String("KubectlHandlerRole"), jsii.String("arn:aws:iam::111111111111:role/my-cluster-kubectl-handler"), nil),
+	kubectlProvider := awseksv2.KubectlProvider_FromKubectlProviderAttributes(stack, jsii.String("KubectlProvider"), &awseksv2.KubectlProviderAttributes{
+		ServiceToken: jsii.String("arn:aws:lambda:us-east-1:111111111111:function:my-cluster-kubectl"),
 	})
-	cluster := awseks.Cluster_FromClusterAttributes(stack, jsii.String("Cluster"), &awseks.ClusterAttributes{
+	cluster := awseksv2.Cluster_FromClusterAttributes(stack, jsii.String("Cluster"), &awseksv2.ClusterAttributes{
 		ClusterName: jsii.String("my-cluster"),
 		Vpc:         vpc,
 		// EKS puts the cluster security group on managed nodes: the mount targets let it in.
@@ -36,8 +34,8 @@ func main() {
 	})
 	fileSystem := cdks3fileslambda.NewS3FilesFileSystem(stack, jsii.String("Files"), &cdks3fileslambda.S3FilesFileSystemProps{Vpc: vpc})
 
-	// The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its node role through EKS Pod
-	// Identity (the cluster runs the Pod Identity agent; InstallPodIdentityAgent: true adds it).
+	// The Amazon EFS CSI driver as an EKS add-on (3.0.0 or later), its roles through EKS Pod Identity
+	// (the cluster runs the Pod Identity agent; InstallPodIdentityAgent: true adds it).
 	cdks3fileslambda.EksMount_InstallDriver(cluster, &cdks3fileslambda.EksDriverOptions{AddonVersion: jsii.String("v3.0.0-eksbuild.1")})
 
 	// A static volume: a PersistentVolume on the access point and a claim in namespace "app".
