@@ -132,7 +132,8 @@ export interface S3FilesFileSystemOptions {
   /**
    * Up to 10 import rules, each for its own key prefix: which objects are imported into the file
    * system's cache (those smaller than `sizeLessThan`; larger reads are served from S3) and when.
-   * For the whole bucket, one rule with prefix `''`.
+   * S3 Files requires exactly one rule for the root directory (prefix `''`): without it synthesis
+   * fails (S3 user guide, "Customizing synchronization for S3 Files").
    * @default - the service's (one rule: prefix '', 128 KiB, ON_DIRECTORY_FIRST_ACCESS); that rule once `expireAfterLastAccess` is set
    */
   readonly importDataRules?: ImportDataRule[];

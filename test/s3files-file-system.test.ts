@@ -1,4 +1,4 @@
-import { App, Duration, Lazy, NestedStack, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, Lazy, NestedStack, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -8,6 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem, S3FilesFileSystemMetrics } from '../src';
 import { allowsDeletingFileSystem } from './lifecycle/cfn';
+import { docsText } from './util/docs';
 import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
 function fileSystem(props: Partial<ConstructorParameters<typeof S3FilesFileSystem>[2]> = {}) {
@@ -1379,5 +1380,27 @@ describe('S3FilesFileSystem: importDataRules', () => {
     expect(build({ importDataRules: [{ prefix: 'a/' }, { prefix: 'a/' }] })).toThrow(/invalid importDataRules\[1\]\.prefix "a\/": two import rules have the same prefix/);
     expect(build({ importDataRules: [{ prefix: 'logs' }] })).toThrow(/invalid importDataRules\[0\]\.prefix "logs": it must be empty or end with "\/"/);
     expect(build({ importDataRules: [{ sizeLessThan: Size.tebibytes(49) }] })).toThrow(/invalid importDataRules\[0\]\.sizeLessThan "53876069761024 bytes"/);
+  });
+
+  test('issue 37 item 2: rules without one for the root directory (prefix \'\') are refused, as S3 Files requires it', () => {
+    const build = (props: Record<string, unknown>) => () => {
+      const stack = newStack();
+      new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), ...props });
+    };
+    // GIVEN / WHEN rules for prefixes only, THEN an error naming the prop, the value and the fix
+    expect(build({ importDataRules: [{ prefix: 'hot/' }] })).toThrow(
+      'TestStack/Files: invalid importDataRules [{"prefix":"hot/"}]: S3 Files requires exactly one import rule for the root directory (prefix \'\'), and none has it. '
+      + 'Fix: add `{ prefix: \'\' }` (the service\'s default rule: 128 KiB, `ImportTrigger.ON_DIRECTORY_FIRST_ACCESS`), or set `prefix` to \'\' on the rule for the whole file '
+      + 'system. (Python: import_data_rules; Java: importDataRules(…); Go: ImportDataRules.)');
+    expect(build({ importDataRules: [{ prefix: 'hot/' }, { prefix: 'cold/', trigger: ImportTrigger.ON_FILE_ACCESS }] })).toThrow(/invalid importDataRules \[.*\]: S3 Files requires/);
+    // AND with the root rule (given, or by leaving `prefix` out) it synthesizes
+    expect(build({ importDataRules: [{ prefix: 'hot/' }, {}] })).not.toThrow();
+    expect(build({ importDataRules: [{ prefix: '', trigger: ImportTrigger.ON_FILE_ACCESS }, { prefix: 'hot/' }] })).not.toThrow();
+    // AND a token prefix may be the root rule: accepted, with the unresolved-token warning
+    const stack = newStack();
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), importDataRules: [{ prefix: new CfnParameter(stack, 'Prefix').valueAsString }] });
+    expect(warnings(stack).filter((w) => /`importDataRules\[0\]\.prefix` is an unresolved token/.test(w))).toHaveLength(1);
+    // AND the reference says so
+    expect(docsText()).toMatch(/Exactly one rule must be for the root directory \(prefix `''`, also what a rule without `prefix` gets\), as the S3 user guide requires .*: rules without it are a synth-time error/);
   });
 });
