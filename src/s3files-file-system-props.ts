@@ -88,8 +88,9 @@ export interface S3FilesFileSystemOptions {
   readonly vpcSubnets?: ec2.SubnetSelection;
 
   /**
-   * The general-purpose bucket to present as a file system. Versioning must be enabled;
-   * for an imported bucket it is verified at deploy time.
+   * The general-purpose bucket to present as a file system. It must be versioned and encrypted
+   * with SSE-S3 or SSE-KMS: a bucket of this app is checked at synth (what its `CfnBucket`
+   * renders), an imported bucket's versioning at deploy time.
    * @default - a new bucket: versioned, SSE-S3 (SSE-KMS with `bucketEncryptionKey`), public access
    * blocked, bucket owner enforced, TLS-only, noncurrent versions expire
    */

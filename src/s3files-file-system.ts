@@ -7,7 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { findState, stateOf } from './private/construct-state';
-import { checkBucketLocation, createBucket } from './private/file-system/bucket';
+import { checkBucketLocation, checkBucketUsable, createBucket } from './private/file-system/bucket';
 import { createBucketCleaner, createDeleteGuard, createWaiter } from './private/file-system/guard';
 import { renderResourcePolicy, validatePolicySize } from './private/file-system/policy';
 import { FileSystemRemoval, rejectSnapshot } from './private/file-system/removal-policy';
@@ -136,6 +136,7 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
     this.bucketEncryptionKey = props.bucketEncryptionKey ?? props.bucket?.encryptionKey;
     this.bucket = this.created.bucket = props.bucket ?? createBucket(this, this.bucketEncryptionKey, props.noncurrentVersionExpiration);
     checkBucketLocation(this, this.created.bucket);
+    checkBucketUsable(this, this.created.bucket);
     const replacement = this.replacementHash(props);
     const { role, policy: rolePolicy } = this.createServiceRole(replacement);
     this.serviceRole = role;

@@ -171,3 +171,17 @@ export function fargateProfileSelection(profile: eks.FargateProfile): FargateSel
   const config = props?.Config;
   return config && Array.isArray(config.selectors) ? { clusterName: config.clusterName, selectors: config.selectors } : undefined;
 }
+
+/**
+ * The properties a resource renders into its template, resolved in its stack: the L1's properties
+ * with every escape hatch (`addPropertyOverride`, `addOverride`) applied, as aws-cdk-lib's
+ * internal `_toCloudFormation()` writes them. Read at validation, after every aspect has run.
+ */
+export function renderedProperties(cfn: CfnResource): Record<string, unknown> {
+  type Rendered = { Resources?: Record<string, { Properties?: Record<string, unknown> }> };
+  const render = (cfn as unknown as { _toCloudFormation?: () => Rendered })._toCloudFormation;
+  if (typeof render !== 'function') throw new Error('aws-cdk-lib\'s CfnResource no longer has _toCloudFormation (src/private/compat.ts)');
+  const rendered = Stack.of(cfn).resolve(render.call(cfn)) as Rendered;
+  const [resource] = Object.values(rendered.Resources ?? {});
+  return resource?.Properties ?? {};
+}

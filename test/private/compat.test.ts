@@ -13,7 +13,8 @@ import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
   aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, fargateProfileSelection,
   isImmutablePrincipal, lambdaAutoSecurityGroup,
-  launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderSecurityGroupsLazily, subnetAvailabilityZone, warningsOf,
+  launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily,
+  subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
 import { eksVpc, importedCluster, newCluster } from '../util/eks';
 import { FN, isolatedVpc, newStack } from '../util/template';
@@ -194,5 +195,21 @@ describe('aws-cdk-lib internals the library relies on', () => {
     const selection = fargateProfileSelection(profile)!;
     expect(selection.selectors).toEqual([{ namespace: 'batch' }, { namespace: 'jobs', labels: { on: 'fargate' } }]);
     expect(stack.resolve(selection.clusterName)).toEqual(stack.resolve(cluster.clusterName));
+  });
+
+  test('renderedProperties: _toCloudFormation renders an L1\'s properties with its escape hatches, as the template has them', () => {
+    const stack = new Stack(new App(), 'S');
+    const bucket = new s3.Bucket(stack, 'Data', { versioned: true, encryption: s3.BucketEncryption.DSSE_MANAGED });
+    const cfn = bucket.node.defaultChild as s3.CfnBucket;
+    cfn.addPropertyOverride('VersioningConfiguration.Status', 'Suspended');
+    cfn.bucketName = 'named';
+    const props = renderedProperties(cfn);
+    expect(props).toMatchObject({
+      BucketName: 'named',
+      VersioningConfiguration: { Status: 'Suspended' },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms:dsse' } }] },
+    });
+    const [template] = Object.values(Template.fromStack(stack).findResources('AWS::S3::Bucket'));
+    expect(props).toEqual(template.Properties);
   });
 });

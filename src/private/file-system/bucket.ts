@@ -1,8 +1,9 @@
-import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { CfnResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
-import { invalid, warn } from '../messages';
+import { Construct, IConstruct } from 'constructs';
+import { renderedProperties } from '../compat';
+import { describe, invalid, warn } from '../messages';
 import { acknowledge } from '../nag';
 import { validateWholeDays } from '../validation';
 
@@ -46,4 +47,60 @@ export function checkBucketLocation(scope: Construct, bucket: s3.IBucket): void 
     warn(scope, 'crossAccountBucket',
       `\`bucket\` is owned by account ${account}, not ${stack.account}: its bucket policy must allow the service role, and versioning is only checked at deploy time.`);
   }
+}
+
+/** The bucket's L1 when this app defines the bucket (in any stack): what it renders is known at synth. */
+export function bucketResource(bucket: s3.IBucket): CfnResource | undefined {
+  const cfn = bucket.node.defaultChild;
+  return CfnResource.isCfnResource(cfn) && cfn.cfnResourceType === 'AWS::S3::Bucket' ? cfn : undefined;
+}
+
+/** The default encryption S3 Files can use (S3 user guide, "Prerequisites for S3 Files"), by SSEAlgorithm. */
+const USABLE_ENCRYPTION: Record<string, string> = { 'AES256': 'SSE-S3', 'aws:kms': 'SSE-KMS' };
+const ENCRYPTION_NAMES: Record<string, string> = { ...USABLE_ENCRYPTION, 'aws:kms:dsse': 'DSSE-KMS' };
+
+/** A value a template leaves to CloudFormation (an intrinsic such as `Fn::If` or `Ref`): known only at deploy time. */
+function isIntrinsic(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).some((k) => k === 'Ref' || k.startsWith('Fn::'));
+}
+
+/**
+ * S3 Files needs a versioned bucket with SSE-S3 or SSE-KMS (S3 user guide, "Prerequisites for S3
+ * Files"); CreateFileSystem refuses any other. For a bucket this app defines, checked on what its L1
+ * renders (escape hatches and aspects included), so call it at validation; an imported bucket's
+ * versioning is verified at deploy time by the waiter. A value left to CloudFormation is a warning.
+ * Adds the check to `scope`'s validations.
+ */
+export function checkBucketUsable(scope: IConstruct, bucket: s3.IBucket): void {
+  const cfn = bucketResource(bucket);
+  if (cfn) scope.node.addValidation({ validate: () => checkRenderedBucket(scope, bucket, renderedProperties(cfn)) });
+}
+
+function checkRenderedBucket(scope: IConstruct, bucket: s3.IBucket, props: Record<string, unknown>): string[] {
+  const versioning = props.VersioningConfiguration as { Status?: unknown } | undefined;
+  const status = versioning === undefined || isIntrinsic(versioning) ? versioning : versioning.Status;
+  if (status === undefined || (typeof status === 'string' && status !== 'Enabled')) {
+    invalid(scope, 'bucket', bucket.node.path, `its versioning is ${status === undefined ? 'not configured' : describe(status)}, and S3 Files requires versioning enabled to `
+      + 'synchronize the file system with the bucket', 'create the bucket with `versioned: true` (and do not suspend its versioning)');
+  }
+  if (typeof status !== 'string') unresolved(scope, bucket, 'versioning');
+  const encryption = props.BucketEncryption as { ServerSideEncryptionConfiguration?: unknown } | undefined;
+  const rules = encryption === undefined ? [] : isIntrinsic(encryption) ? [encryption] : [encryption.ServerSideEncryptionConfiguration ?? []].flat();
+  for (const rule of rules as Array<{ ServerSideEncryptionByDefault?: { SSEAlgorithm?: unknown } }>) {
+    const algorithm = isIntrinsic(rule) ? rule : rule.ServerSideEncryptionByDefault?.SSEAlgorithm;
+    if (typeof algorithm !== 'string') {
+      if (algorithm !== undefined) unresolved(scope, bucket, 'default encryption');
+      continue;
+    }
+    if (USABLE_ENCRYPTION[algorithm] === undefined) {
+      invalid(scope, 'bucket', bucket.node.path, `its default encryption is ${ENCRYPTION_NAMES[algorithm] ?? algorithm} (SSEAlgorithm ${algorithm}), and S3 Files supports only `
+        + 'SSE-S3 (AES256) and SSE-KMS (aws:kms)', 'create the bucket with `encryption: s3.BucketEncryption.S3_MANAGED` or `s3.BucketEncryption.KMS`');
+    }
+  }
+  return [];
+}
+
+function unresolved(scope: IConstruct, bucket: s3.IBucket, what: string): void {
+  warn(scope, 'unresolvedToken', `The ${what} of \`bucket\` (${bucket.node.path}) is an unresolved token, so it is not validated at synth time; a bucket S3 Files cannot use `
+    + 'fails the deployment instead. Use a literal where you can.');
 }
