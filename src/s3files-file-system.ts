@@ -15,7 +15,7 @@ import { acknowledgeServiceRoleFindings, SERVICE_PRINCIPAL, ServiceRoleFileSyste
 import { synchronizationConfiguration } from './private/file-system/sync';
 import { invalid } from './private/messages';
 import { checkSubnetIpFamilies, selectMountTargetSubnets } from './private/mount/az-coverage';
-import { NFS_PORT } from './private/mount/network';
+import { createFileSystemNetwork } from './private/mount/network';
 import { DEFAULT_AVAILABILITY_TIMEOUT_SECONDS } from './private/provider/custom-resource-contract';
 import { S3FilesWaiterProvider } from './private/provider/waiter-provider';
 import { validateAvailabilityTimeout, validateBoolean, validatePrefix } from './private/validation';
@@ -185,7 +185,7 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
     }
 
     // ---- the network, the mount targets keyed by AZ, and the file system policy
-    const network = this.createNetwork(props.securityGroup);
+    const network = createFileSystemNetwork(this, this.created.vpc, props.securityGroup);
     this.connections = network.connections;
     this.clientSecurityGroup = network.clientSecurityGroup;
     const mountTargets = targets.map(({ subnet, az }) => new s3files.CfnMountTarget(this, `MountTarget${az.idKey ?? az.key}`, {
@@ -284,40 +284,6 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
     const policy = new iam.Policy(this, `ServiceRolePolicy${replacement}`, { roles: [role], statements: serviceRoleStatements(this, this.serviceRoleView()) });
     acknowledgeServiceRoleFindings(this, this.serviceRoleView(), policy);
     return { role, policy };
-  }
-
-  /**
-   * The mount targets' group (or the one given), the client group every client joins, and the two
-   * rules between them. Fixed ids: the ids Connections.allowTo gives embed the construct path, so a
-   * Stage move would recreate them, and EC2 refuses the duplicate before the old one is deleted.
-   */
-  private createNetwork(given: ec2.ISecurityGroup | undefined) {
-    const securityGroup = given ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
-      vpc: this.created.vpc, description: 'S3 Files mount targets: NFS (TCP 2049) only from the client security group', allowAllOutbound: false,
-    });
-    const clientSecurityGroup = new ec2.SecurityGroup(this, 'ClientSecurityGroup', {
-      vpc: this.created.vpc, description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)', allowAllOutbound: false,
-    });
-    const rules = [
-      new ec2.CfnSecurityGroupIngress(this, 'NfsFromClients', {
-        groupId: securityGroup.securityGroupId,
-        ipProtocol: 'tcp',
-        fromPort: NFS_PORT,
-        toPort: NFS_PORT,
-        sourceSecurityGroupId: clientSecurityGroup.securityGroupId,
-        description: 'NFS from the S3 Files client security group',
-      }),
-      new ec2.CfnSecurityGroupEgress(this, 'NfsToMountTargets', {
-        groupId: clientSecurityGroup.securityGroupId,
-        ipProtocol: 'tcp',
-        fromPort: NFS_PORT,
-        toPort: NFS_PORT,
-        destinationSecurityGroupId: securityGroup.securityGroupId,
-        description: 'NFS to the S3 Files mount targets',
-      }),
-    ];
-    const connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
-    return { securityGroup, clientSecurityGroup, rules, connections };
   }
 
   /** What the service role's statements need of this file system. */

@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { IConstruct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { renderSecurityGroupsLazily } from '../compat';
 import { invalid, warn } from '../messages';
 
@@ -10,6 +10,42 @@ export const NFS_PORT = 2049;
 
 // How a client reaches the mount targets: the file system's client security group, or rules on the
 // mount targets' groups; and whether it is in their VPC at all.
+
+/**
+ * A created file system's network: the mount targets' group (or the one given), the client group
+ * every client joins, and the two rules between them. Fixed ids: the ids Connections.allowTo gives
+ * embed the construct path, so a Stage move would recreate them, and EC2 refuses the duplicate
+ * before the old one is deleted.
+ * @param fileSystem the file system construct (the scope of what is created)
+ */
+export function createFileSystemNetwork(fileSystem: Construct, vpc: ec2.IVpc, given: ec2.ISecurityGroup | undefined) {
+  const securityGroup = given ?? new ec2.SecurityGroup(fileSystem, 'MountTargetSecurityGroup', {
+    vpc, description: 'S3 Files mount targets: NFS (TCP 2049) only from the client security group', allowAllOutbound: false,
+  });
+  const clientSecurityGroup = new ec2.SecurityGroup(fileSystem, 'ClientSecurityGroup', {
+    vpc, description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)', allowAllOutbound: false,
+  });
+  const rules = [
+    new ec2.CfnSecurityGroupIngress(fileSystem, 'NfsFromClients', {
+      groupId: securityGroup.securityGroupId,
+      ipProtocol: 'tcp',
+      fromPort: NFS_PORT,
+      toPort: NFS_PORT,
+      sourceSecurityGroupId: clientSecurityGroup.securityGroupId,
+      description: 'NFS from the S3 Files client security group',
+    }),
+    new ec2.CfnSecurityGroupEgress(fileSystem, 'NfsToMountTargets', {
+      groupId: clientSecurityGroup.securityGroupId,
+      ipProtocol: 'tcp',
+      fromPort: NFS_PORT,
+      toPort: NFS_PORT,
+      destinationSecurityGroupId: securityGroup.securityGroupId,
+      description: 'NFS to the S3 Files mount targets',
+    }),
+  ];
+  const connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
+  return { securityGroup, clientSecurityGroup, rules, connections };
+}
 
 /**
  * Lets a client reach NFS: `join` adds the file system's client security group to it when there
