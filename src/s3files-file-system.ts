@@ -7,7 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { findState, stateOf } from './private/construct-state';
-import { checkBucketLocation, checkBucketUsable, createBucket } from './private/file-system/bucket';
+import { bucketReplacementInputs, checkBucketLocation, checkBucketUsable, createBucket } from './private/file-system/bucket';
 import { createBucketCleaner, createDeleteGuard, createWaiter } from './private/file-system/guard';
 import { renderResourcePolicy, validatePolicySize } from './private/file-system/policy';
 import { FileSystemRemoval, rejectSnapshot } from './private/file-system/removal-policy';
@@ -299,17 +299,21 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
 
   /**
    * A hash of what replaces the file system when it changes (bucket, prefix and, only when set, the
-   * key and acceptBucketWarning), as CloudFormation sees it (values, or references by logical id),
-   * never construct paths: moving the stack into a Stage, or the construct into another scope with
-   * the same logical ids, keeps it. The delete guard, the service role and its policy are keyed by it
-   * (the role, keyed by it, replaces the file system only when the file system is replaced anyway).
+   * bucket's create-only properties, the key and acceptBucketWarning), as CloudFormation sees it
+   * (values, or references by logical id), never construct paths: moving the stack into a Stage, or
+   * the construct into another scope with the same logical ids, keeps it. The delete guard, the
+   * service role and its policy are keyed by it (the role, keyed by it, replaces the file system only
+   * when the file system is replaced anyway).
    */
   private replacementHash(props: S3FilesFileSystemOptions): string {
     const key = props.fileSystemEncryptionKey;
+    // A bucket of the app is replaced (and the file system with it) when one of these changes.
+    const bucketInputs = bucketReplacementInputs(this, this.created.bucket);
     const identity = Stack.of(this).resolve({
       bucket: this.created.bucket.bucketName,
       prefix: this.created.prefix,
       // The other create-only properties, only when set: the ids of everyone else stay.
+      ...(Object.keys(bucketInputs).length ? { bucketCreateOnly: bucketInputs } : {}),
       ...(key ? { fileSystemKey: key.keyArn } : {}),
       ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),
     });

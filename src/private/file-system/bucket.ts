@@ -104,3 +104,74 @@ function unresolved(scope: IConstruct, bucket: s3.IBucket, what: string): void {
   warn(scope, 'unresolvedToken', `The ${what} of \`bucket\` (${bucket.node.path}) is an unresolved token, so it is not validated at synth time; a bucket S3 Files cannot use `
     + 'fails the deployment instead. Use a literal where you can.');
 }
+
+/**
+ * AWS::S3::Bucket's create-only properties (CloudFormation's resource schema, as cfn-lint bundles
+ * it; test/lifecycle/cfn-schema-facts.json vendors it, and a test holds this list to it): a new value
+ * replaces the bucket, and so the file system over it.
+ */
+export const BUCKET_CREATE_ONLY_PROPERTIES = ['BucketName', 'BucketNamePrefix', 'BucketNamespace'];
+
+/**
+ * What replaces the bucket beyond its logical id, for the key of the file system's service role,
+ * its policy and delete guard: the create-only properties set on a bucket of this app, as its L1
+ * holds them now (`{}` when none is set, so the ids of users who set none stay as they were). At
+ * validation the rendered template must agree: a value set later (an escape hatch or an aspect after
+ * the file system was built) would rename nothing, and is refused. A name CloudFormation only learns
+ * at deploy time (a parameter, an import) is a warning: a new value would replace the file system
+ * while the old one's role is rewritten for the new bucket.
+ */
+export function bucketReplacementInputs(scope: IConstruct, bucket: s3.IBucket): Record<string, unknown> {
+  const stack = Stack.of(scope);
+  const cfn = bucketResource(bucket);
+  if (!cfn) {
+    if (!stableInStack(stack.resolve(bucket.bucketName))) unresolvedName(scope, bucket);
+    return {};
+  }
+  const l1 = cfn as unknown as Record<string, unknown>;
+  const inputs: Record<string, unknown> = {};
+  for (const name of BUCKET_CREATE_ONLY_PROPERTIES) {
+    const value = stack.resolve(l1[name.charAt(0).toLowerCase() + name.slice(1)]);
+    if (value !== undefined) inputs[name] = value;
+  }
+  if (!Object.values(inputs).every(stableInStack)) unresolvedName(scope, bucket);
+  scope.node.addValidation({
+    validate: () => {
+      const rendered = renderedProperties(cfn);
+      for (const name of BUCKET_CREATE_ONLY_PROPERTIES) {
+        if (comparable(rendered[name]) === comparable(inputs[name])) continue;
+        invalid(scope, 'bucket', bucket.node.path, `its ${name} is ${describe(comparable(rendered[name]) ?? 'unset')} in the template but was `
+          + `${describe(comparable(inputs[name]) ?? 'unset')} when the file system was created, whose service role and delete guard are keyed by it (a new value replaces `
+          + 'the bucket and the file system; the old file system keeps its own role only when the key changes too)',
+        `set ${name} on the bucket before creating the file system (for the bucket the construct creates, create your own bucket with the name and pass it as \`bucket\`)`);
+      }
+      return [];
+    },
+  });
+  return inputs;
+}
+
+/** A value as the two readings can compare it: a literal as it is, anything CloudFormation resolves as one marker. */
+function comparable(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : '(a token)';
+}
+
+/** Whether a resolved value is the same on every deployment of its stack: literals, and pseudo parameters joined with them. */
+function stableInStack(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every(stableInStack);
+  const [key, arg] = Object.entries(value)[0] ?? [];
+  if (Object.keys(value).length !== 1) return false;
+  if (key === 'Ref') return typeof arg === 'string' && arg.startsWith('AWS::') && arg !== 'AWS::NoValue';
+  if (key === 'Fn::Join' || key === 'Fn::Select' || key === 'Fn::Split') return stableInStack(arg);
+  if (key === 'Fn::Sub') return typeof arg === 'string' && [...arg.matchAll(/\$\{([^}!]+)\}/g)].every((m) => m[1].startsWith('AWS::'));
+  return false;
+}
+
+function unresolvedName(scope: IConstruct, bucket: s3.IBucket): void {
+  warn(scope, 'bucketNameUnresolved', `The name of \`bucket\` (${bucket.node.path}) is only known at deploy time (a parameter, an import or another resource's `
+    + 'attribute). If its value changes, CloudFormation replaces the bucket and the file system, but the service role, its policy and the delete guard keep their logical '
+    + 'ids: the role the old file system keeps is rewritten for the new bucket, and the old file system loses its S3 rights (and its pending exports). Use a literal name, '
+    + 'or move to another bucket with a new file system construct.');
+}
