@@ -1476,7 +1476,8 @@ describe('S3FilesFileSystem: a bucket of the app that S3 Files cannot use (issue
     expect(warnings(stack).filter((w) => /The versioning of `bucket` \(TestStack\/Data\) is an unresolved token/.test(w))).toHaveLength(1);
   });
 
-  test('the reference says what is checked, and when', () => {
+  test('the reference and docs/security.md say what is checked, and when', () => {
+    expect(docsText()).toMatch(/A bucket of the app given as `bucket` is checked at synth on what its `CfnBucket` renders: unversioned \(or suspended\) and DSSE-KMS buckets are refused \(S3 Files needs versioning and SSE-S3 or SSE-KMS\)\. An \*\*imported\*\* bucket's versioning is checked at deploy time/);
     expect(docsText()).toMatch(/A bucket of this app is checked at synth on what its `CfnBucket` renders \(escape hatches included\): unversioned, suspended or DSSE-KMS is an error, a value left to CloudFormation \(a condition\) a warning\. An imported bucket's versioning is verified at deploy time\./);
   });
 });
