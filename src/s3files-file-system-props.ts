@@ -91,8 +91,8 @@ export interface S3FilesFileSystemOptions {
    * The general-purpose bucket to present as a file system. It must be versioned and encrypted
    * with SSE-S3 or SSE-KMS: a bucket of this app is checked at synth (what its `CfnBucket`
    * renders), an imported bucket's versioning at deploy time.
-   * @default - a new bucket: versioned, SSE-S3 (SSE-KMS with `bucketEncryptionKey`), public access
-   * blocked, bucket owner enforced, TLS-only, noncurrent versions expire
+   * @default - a new bucket: versioned, SSE-S3 (SSE-KMS with `bucketEncryptionKey`), EventBridge
+   * delivery on, public access blocked, bucket owner enforced, TLS-only, noncurrent versions expire
    */
   readonly bucket?: s3.IBucket;
 

@@ -185,3 +185,20 @@ export function renderedProperties(cfn: CfnResource): Record<string, unknown> {
   const [resource] = Object.values(rendered.Resources ?? {});
   return resource?.Properties ?? {};
 }
+
+/**
+ * The custom resource aws-cdk-lib's BucketNotifications renders for a bucket of the app
+ * (`Custom::S3BucketNotifications`, a descendant of the bucket, `Managed: true`: its handler
+ * writes the bucket's whole notification configuration), or undefined when nothing asked for one.
+ */
+export function bucketNotificationsResource(bucket: IConstruct): CfnResource | undefined {
+  return bucket.node.findAll().find((c): c is CfnResource => CfnResource.isCfnResource(c) && c.cfnResourceType === 'Custom::S3BucketNotifications');
+}
+
+/**
+ * The singleton function aws-cdk-lib's bucket notifications run on, in `scope`'s stack (its
+ * `BucketNotificationsHandler.singleton`, under a fixed id), or undefined when the stack has none.
+ */
+export function bucketNotificationsHandler(scope: IConstruct): IConstruct | undefined {
+  return Stack.of(scope).node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
+}

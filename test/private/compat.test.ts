@@ -1,4 +1,4 @@
-import { Annotations as CoreAnnotations, App, Names, Stack } from 'aws-cdk-lib';
+import { Annotations as CoreAnnotations, App, CfnResource, Names, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as batch from 'aws-cdk-lib/aws-batch';
@@ -11,8 +11,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
-  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, fargateProfileSelection,
-  isImmutablePrincipal, lambdaAutoSecurityGroup,
+  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, bucketNotificationsHandler, bucketNotificationsResource, clusterSecurityGroup,
+  clusterVpc, directS3ReadOf, fargateProfileSelection, isImmutablePrincipal, lambdaAutoSecurityGroup,
   launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily,
   subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
@@ -195,6 +195,25 @@ describe('aws-cdk-lib internals the library relies on', () => {
     const selection = fargateProfileSelection(profile)!;
     expect(selection.selectors).toEqual([{ namespace: 'batch' }, { namespace: 'jobs', labels: { on: 'fargate' } }]);
     expect(stack.resolve(selection.clusterName)).toEqual(stack.resolve(cluster.clusterName));
+  });
+
+  test('bucketNotificationsResource, bucketNotificationsHandler: a bucket\'s notifications are a Custom::S3BucketNotifications below it, on the stack\'s singleton handler', () => {
+    const stack = new Stack(new App(), 'S');
+    const plain = new s3.Bucket(stack, 'Plain');
+    expect([bucketNotificationsResource(plain), bucketNotificationsHandler(stack)]).toEqual([undefined, undefined]);
+    const bucket = new s3.Bucket(stack, 'Data', { eventBridgeEnabled: true });
+    const resource = bucketNotificationsResource(bucket)!;
+    const handler = bucketNotificationsHandler(bucket)!;
+    expect(stack.resolve((resource as any)._toCloudFormation().Resources)).toEqual({
+      [stack.getLogicalId(resource)]: expect.objectContaining({
+        Type: 'Custom::S3BucketNotifications',
+        Properties: expect.objectContaining({
+          ServiceToken: { 'Fn::GetAtt': [stack.getLogicalId(handler.node.defaultChild as CfnResource), 'Arn'] },
+          Managed: true,
+          NotificationConfiguration: { EventBridgeConfiguration: {} },
+        }),
+      }),
+    });
   });
 
   test('renderedProperties: _toCloudFormation renders an L1\'s properties with its escape hatches, as the template has them', () => {

@@ -2,15 +2,15 @@ import { CfnResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib'
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
-import { renderedProperties } from '../compat';
+import { bucketNotificationsHandler, bucketNotificationsResource, renderedProperties } from '../compat';
 import { describe, invalid, warn } from '../messages';
-import { acknowledge } from '../nag';
+import { acknowledge, BASIC_EXECUTION_POLICY } from '../nag';
 import { validateWholeDays } from '../validation';
 
 /**
  * The bucket a file system creates when given none: versioned (S3 Files needs it), SSE-S3 or SSE-KMS
- * with a bucket key, public access blocked, bucket owner enforced, TLS only, noncurrent versions
- * expiring and incomplete multipart uploads aborted. Its removal policy is the file system's (see
+ * with a bucket key, EventBridge delivery on, public access blocked, bucket owner enforced, TLS only,
+ * noncurrent versions expiring and incomplete multipart uploads aborted. Its removal policy is the file system's (see
  * FileSystemRemoval.governBucket).
  */
 export function createBucket(scope: Construct, key: kms.IKey | undefined, noncurrentVersionExpiration: Duration | undefined): s3.Bucket {
@@ -23,6 +23,9 @@ export function createBucket(scope: Construct, key: kms.IKey | undefined, noncur
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
     enforceSSL: true,
+    // S3 Files learns of S3-side changes through EventBridge: a notification added to the bucket later
+    // (aws-cdk-lib's custom resource writes the whole configuration) then keeps that delivery on.
+    eventBridgeEnabled: true,
     lifecycleRules: [{
       id: 'ExpireNoncurrentVersionsAndAbortUploads',
       noncurrentVersionExpiration: Duration.days(noncurrentDays),
@@ -30,6 +33,12 @@ export function createBucket(scope: Construct, key: kms.IKey | undefined, noncur
     }],
     removalPolicy: RemovalPolicy.RETAIN,
   });
+  const handler = bucketNotificationsHandler(bucket);
+  if (handler) {
+    acknowledge(handler, `AwsSolutions-IAM4[${BASIC_EXECUTION_POLICY}]`,
+      'aws-cdk-lib\'s handler of bucket notifications, which `eventBridgeEnabled` on the bucket the file system created needs: aws-cdk-lib gives its role this AWS '
+        + 'managed policy so it can write its own CloudWatch logs.');
+  }
   acknowledge(bucket, 'AwsSolutions-S1',
     'Server access logs need a second bucket the owner chooses; object access through the file system is audited with CloudTrail data events. Pass your own bucket (with '
       + 'logging) as `bucket` to log it.');
@@ -97,7 +106,23 @@ function checkRenderedBucket(scope: IConstruct, bucket: s3.IBucket, props: Recor
         + 'SSE-S3 (AES256) and SSE-KMS (aws:kms)', 'create the bucket with `encryption: s3.BucketEncryption.S3_MANAGED` or `s3.BucketEncryption.KMS`');
     }
   }
+  checkEventBridge(scope, bucket);
   return [];
+}
+
+/**
+ * aws-cdk-lib's notifications custom resource for a bucket of the app (`Managed: true`) writes the
+ * bucket's whole notification configuration: without `eventBridgeEnabled` it turns off the
+ * EventBridge delivery through which S3 Files learns of S3-side changes, and nothing fails.
+ */
+function checkEventBridge(scope: IConstruct, bucket: s3.IBucket): void {
+  const notifications = bucketNotificationsResource(bucket);
+  const config = notifications ? renderedProperties(notifications).NotificationConfiguration as Record<string, unknown> | undefined : undefined;
+  if (config?.EventBridgeConfiguration !== undefined) return;
+  warn(scope, 'bucketWithoutEventBridge', `\`bucket\` (${bucket.node.path}) is a bucket of this app without \`eventBridgeEnabled\`: `
+    + `${notifications ? 'its notifications' : 'a notification added to it'} (aws-cdk-lib's custom resource writes the bucket's whole notification configuration) `
+    + 'turn off the EventBridge delivery S3 Files uses for changes made through S3, which then stop reaching the file system without an error. Create the bucket with '
+    + '`eventBridgeEnabled: true`.');
 }
 
 function unresolved(scope: IConstruct, bucket: s3.IBucket, what: string): void {
