@@ -196,7 +196,7 @@ describe('aws-cdk-lib\'s bucket-notifications handler, run against a local S3 wi
     expect(await eventBridgeDelivers(bucket)).toBe(false);
     // AND the synthesis warned about exactly this
     const warnings = stack.node.findAll().flatMap((c) => c.node.metadata).map((m) => String(m.data)).filter((d) => d.includes('cdk-s3files-lambda:bucketWithoutEventBridge'));
-    expect(warnings).toEqual([expect.stringContaining('`bucket` (Storage/Data) is a bucket of this app without `eventBridgeEnabled`: its notifications')]);
+    expect(warnings).toEqual([expect.stringContaining('`bucket` (Storage/Data) is a bucket of this app without `eventBridgeEnabled`: aws-cdk-lib\'s custom resource for its notifications (it has some) writes the bucket\'s whole notification configuration and turns off the EventBridge delivery')]);
   });
 
   test('the created bucket\'s notifications resource follows the bucket: retained with it, so its Delete (an empty configuration) never reaches a retained bucket', async () => {

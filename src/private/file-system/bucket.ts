@@ -119,10 +119,9 @@ function checkEventBridge(scope: IConstruct, bucket: s3.IBucket): void {
   const notifications = bucketNotificationsResource(bucket);
   const config = notifications ? renderedProperties(notifications).NotificationConfiguration as Record<string, unknown> | undefined : undefined;
   if (config?.EventBridgeConfiguration !== undefined) return;
-  warn(scope, 'bucketWithoutEventBridge', `\`bucket\` (${bucket.node.path}) is a bucket of this app without \`eventBridgeEnabled\`: `
-    + `${notifications ? 'its notifications' : 'a notification added to it'} (aws-cdk-lib's custom resource writes the bucket's whole notification configuration) `
-    + 'turn off the EventBridge delivery S3 Files uses for changes made through S3, which then stop reaching the file system without an error. Create the bucket with '
-    + '`eventBridgeEnabled: true`.');
+  warn(scope, 'bucketWithoutEventBridge', `\`bucket\` (${bucket.node.path}) is a bucket of this app without \`eventBridgeEnabled\`: aws-cdk-lib's custom resource for `
+    + `its notifications (${notifications ? 'it has some' : 'once one is added'}) writes the bucket's whole notification configuration and turns off the EventBridge `
+    + 'delivery S3 Files uses for changes made through S3, which then stop reaching the file system without an error. Create the bucket with `eventBridgeEnabled: true`.');
 }
 
 function unresolved(scope: IConstruct, bucket: s3.IBucket, what: string): void {
