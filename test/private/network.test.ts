@@ -112,6 +112,21 @@ describe('NFS rules for clients of a file system known by its mount targets\' gr
       .toThrow(/Consumer\/Jobs\/Writer: invalid securityGroups "Consumer\/Clients": the function would add the NFS rule .* and the function Consumer\/Reader adds the same rule in stack Consumer:/);
   });
 
+  test('groups of two nested stacks with the same construct ids are two groups: two rules, whatever the order', () => {
+    const build = (order: number[]) => {
+      const app = new App();
+      const groups = new Stack(app, 'Groups');
+      const vpc = ec2.Vpc.fromVpcAttributes(groups, 'Vpc', { vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa'] });
+      const made = [new NestedStack(groups, 'One'), new NestedStack(groups, 'Two')].map((n) => new ec2.SecurityGroup(n, 'Clients', { vpc }));
+      const { stack, vpc: clientVpc, accessPoint } = consumer(app, 'Consumer');
+      for (const i of order) mountedFunction(stack, `Fn${i}`, clientVpc, made[i], accessPoint);
+      return Object.keys(Template.fromStack(stack).findResources('AWS::EC2::SecurityGroupIngress')).sort();
+    };
+    const first = build([0, 1]);
+    expect(first).toHaveLength(2);
+    expect(build([1, 0])).toEqual(first);
+  });
+
   test('the docs say what these tests show', () => {
     const docs = docsText();
     expect(docs).toMatch(/One ingress \(and egress\) per pair of groups in a stack, under one construct of the stack \(`cdk-s3files-lambda.NfsRules`\), keyed by the two groups as CloudFormation sees them \(not by client or order, so a Stage move keeps them\); two stacks \(a nested one included\) that would each add the same rule are a synth-time error naming both clients/);

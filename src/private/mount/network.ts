@@ -130,11 +130,19 @@ function nfsRules(scope: IConstruct, targets: ec2.ISecurityGroup[], client: ec2.
 
 /**
  * A group as the rule's stack names it: its id resolved there (a literal, or a reference by logical
- * id, which a Stage move keeps), with the name of its own stack when it is another stack's group.
+ * id, which a Stage move keeps), with its own stack when it is another stack's group.
  */
 function keyPart(stack: Stack, group: ec2.ISecurityGroup): unknown {
   const id = stack.resolve(group.securityGroupId);
-  return typeof id === 'string' || Stack.of(group) === stack ? id : { stack: Stack.of(group).stackName, id };
+  return typeof id === 'string' || Stack.of(group) === stack ? id : { stack: stackKey(Stack.of(group)), id };
+}
+
+/** A stack by what a Stage move keeps: a top-level stack's name; a nested stack's path within its parent's stack after that. */
+function stackKey(stack: Stack): string {
+  const parent = stack.nestedStackParent;
+  if (!parent) return stack.stackName;
+  const scopes = stack.node.scopes;
+  return `${stackKey(parent)}/${scopes.slice(scopes.indexOf(parent) + 1).map((s) => s.node.id).join('/')}`;
 }
 
 /** One group wherever it is used (and in messages): its literal id, or the construct that defines or imports it. */
