@@ -217,7 +217,8 @@ describe('aws-cdk-lib\'s bucket-notifications handler, run against a local S3 wi
     expect(deletedByUpdate(destroyed, { Resources: {} })).toEqual(expect.arrayContaining([resource.id]));
   });
 
-  test('the README says it', () => {
-    expect(docsText()).toMatch(/aws-cdk-lib's bucket notifications write the bucket's whole notification configuration/);
+  test('the README and docs/lifecycle.md say it', () => {
+    expect(docsText()).toMatch(/aws-cdk-lib's bucket notifications write the bucket's whole notification configuration: on a\s+bucket of your app without `eventBridgeEnabled`, a notification you add\s+\(`bucket.addObjectCreatedNotification\(\)`\) turns that delivery off/);
+    expect(docsText()).toMatch(/a created bucket are retained, and with the bucket aws-cdk-lib's notifications resource for it \(its Delete would write an empty notification configuration, turning off the EventBridge delivery a retained file system needs\)/);
   });
 });
