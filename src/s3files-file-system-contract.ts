@@ -102,8 +102,9 @@ export interface S3FilesFileSystemAttributes {
    */
   readonly clientSecurityGroup?: ec2.ISecurityGroup;
   /**
-   * The mount targets' security groups. Each client adds an inbound TCP 2049 rule to them (in the
-   * client's stack), so they must be mutable imports.
+   * The mount targets' security groups. Each client security group gets an inbound TCP 2049 rule on
+   * them in its client's stack, one that the clients of a stack in the same group share (two stacks
+   * that would add the same rule are refused at synth), so they must be mutable imports.
    * @default - none: give `clientSecurityGroup` or this, or mounting fails with an error
    */
   readonly securityGroups?: ec2.ISecurityGroup[];

@@ -88,10 +88,11 @@ export interface S3FilesFileSystemOptions {
   readonly vpcSubnets?: ec2.SubnetSelection;
 
   /**
-   * The general-purpose bucket to present as a file system. Versioning must be enabled;
-   * for an imported bucket it is verified at deploy time.
-   * @default - a new bucket: versioned, SSE-S3 (SSE-KMS with `bucketEncryptionKey`), public access
-   * blocked, bucket owner enforced, TLS-only, noncurrent versions expire
+   * The general-purpose bucket to present as a file system. It must be versioned and encrypted
+   * with SSE-S3 or SSE-KMS: a bucket of this app is checked at synth (what its `CfnBucket`
+   * renders), an imported bucket's versioning at deploy time.
+   * @default - a new bucket: versioned, SSE-S3 (SSE-KMS with `bucketEncryptionKey`), EventBridge
+   * delivery on, public access blocked, bucket owner enforced, TLS-only, noncurrent versions expire
    */
   readonly bucket?: s3.IBucket;
 
@@ -132,7 +133,8 @@ export interface S3FilesFileSystemOptions {
   /**
    * Up to 10 import rules, each for its own key prefix: which objects are imported into the file
    * system's cache (those smaller than `sizeLessThan`; larger reads are served from S3) and when.
-   * For the whole bucket, one rule with prefix `''`.
+   * S3 Files requires exactly one rule for the root directory (prefix `''`): without it synthesis
+   * fails (S3 user guide, "Customizing synchronization for S3 Files").
    * @default - the service's (one rule: prefix '', 128 KiB, ON_DIRECTORY_FIRST_ACCESS); that rule once `expireAfterLastAccess` is set
    */
   readonly importDataRules?: ImportDataRule[];

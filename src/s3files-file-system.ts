@@ -7,7 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
 import { findState, stateOf } from './private/construct-state';
-import { checkBucketLocation, createBucket } from './private/file-system/bucket';
+import { bucketReplacementInputs, checkBucketLocation, checkBucketUsable, createBucket } from './private/file-system/bucket';
 import { createBucketCleaner, createDeleteGuard, createWaiter } from './private/file-system/guard';
 import { renderResourcePolicy, validatePolicySize } from './private/file-system/policy';
 import { FileSystemRemoval, rejectSnapshot } from './private/file-system/removal-policy';
@@ -15,7 +15,7 @@ import { acknowledgeServiceRoleFindings, SERVICE_PRINCIPAL, ServiceRoleFileSyste
 import { synchronizationConfiguration } from './private/file-system/sync';
 import { invalid } from './private/messages';
 import { checkSubnetIpFamilies, selectMountTargetSubnets } from './private/mount/az-coverage';
-import { NFS_PORT } from './private/mount/network';
+import { createFileSystemNetwork } from './private/mount/network';
 import { DEFAULT_AVAILABILITY_TIMEOUT_SECONDS } from './private/provider/custom-resource-contract';
 import { S3FilesWaiterProvider } from './private/provider/waiter-provider';
 import { validateAvailabilityTimeout, validateBoolean, validatePrefix } from './private/validation';
@@ -136,6 +136,7 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
     this.bucketEncryptionKey = props.bucketEncryptionKey ?? props.bucket?.encryptionKey;
     this.bucket = this.created.bucket = props.bucket ?? createBucket(this, this.bucketEncryptionKey, props.noncurrentVersionExpiration);
     checkBucketLocation(this, this.created.bucket);
+    checkBucketUsable(this, this.created.bucket);
     const replacement = this.replacementHash(props);
     const { role, policy: rolePolicy } = this.createServiceRole(replacement);
     this.serviceRole = role;
@@ -184,7 +185,7 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
     }
 
     // ---- the network, the mount targets keyed by AZ, and the file system policy
-    const network = this.createNetwork(props.securityGroup);
+    const network = createFileSystemNetwork(this, this.created.vpc, props.securityGroup);
     this.connections = network.connections;
     this.clientSecurityGroup = network.clientSecurityGroup;
     const mountTargets = targets.map(({ subnet, az }) => new s3files.CfnMountTarget(this, `MountTarget${az.idKey ?? az.key}`, {
@@ -285,40 +286,6 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
     return { role, policy };
   }
 
-  /**
-   * The mount targets' group (or the one given), the client group every client joins, and the two
-   * rules between them. Fixed ids: the ids Connections.allowTo gives embed the construct path, so a
-   * Stage move would recreate them, and EC2 refuses the duplicate before the old one is deleted.
-   */
-  private createNetwork(given: ec2.ISecurityGroup | undefined) {
-    const securityGroup = given ?? new ec2.SecurityGroup(this, 'MountTargetSecurityGroup', {
-      vpc: this.created.vpc, description: 'S3 Files mount targets: NFS (TCP 2049) only from the client security group', allowAllOutbound: false,
-    });
-    const clientSecurityGroup = new ec2.SecurityGroup(this, 'ClientSecurityGroup', {
-      vpc: this.created.vpc, description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)', allowAllOutbound: false,
-    });
-    const rules = [
-      new ec2.CfnSecurityGroupIngress(this, 'NfsFromClients', {
-        groupId: securityGroup.securityGroupId,
-        ipProtocol: 'tcp',
-        fromPort: NFS_PORT,
-        toPort: NFS_PORT,
-        sourceSecurityGroupId: clientSecurityGroup.securityGroupId,
-        description: 'NFS from the S3 Files client security group',
-      }),
-      new ec2.CfnSecurityGroupEgress(this, 'NfsToMountTargets', {
-        groupId: clientSecurityGroup.securityGroupId,
-        ipProtocol: 'tcp',
-        fromPort: NFS_PORT,
-        toPort: NFS_PORT,
-        destinationSecurityGroupId: securityGroup.securityGroupId,
-        description: 'NFS to the S3 Files mount targets',
-      }),
-    ];
-    const connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
-    return { securityGroup, clientSecurityGroup, rules, connections };
-  }
-
   /** What the service role's statements need of this file system. */
   private serviceRoleView(): ServiceRoleFileSystem {
     return { bucket: this.created.bucket, prefix: this.created.prefix, bucketEncryptionKey: this.bucketEncryptionKey };
@@ -332,17 +299,21 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
 
   /**
    * A hash of what replaces the file system when it changes (bucket, prefix and, only when set, the
-   * key and acceptBucketWarning), as CloudFormation sees it (values, or references by logical id),
-   * never construct paths: moving the stack into a Stage, or the construct into another scope with
-   * the same logical ids, keeps it. The delete guard, the service role and its policy are keyed by it
-   * (the role, keyed by it, replaces the file system only when the file system is replaced anyway).
+   * bucket's create-only properties, the key and acceptBucketWarning), as CloudFormation sees it
+   * (values, or references by logical id), never construct paths: moving the stack into a Stage, or
+   * the construct into another scope with the same logical ids, keeps it. The delete guard, the
+   * service role and its policy are keyed by it (the role, keyed by it, replaces the file system only
+   * when the file system is replaced anyway).
    */
   private replacementHash(props: S3FilesFileSystemOptions): string {
     const key = props.fileSystemEncryptionKey;
+    // A bucket of the app is replaced (and the file system with it) when one of these changes.
+    const bucketInputs = bucketReplacementInputs(this, this.created.bucket);
     const identity = Stack.of(this).resolve({
       bucket: this.created.bucket.bucketName,
       prefix: this.created.prefix,
       // The other create-only properties, only when set: the ids of everyone else stay.
+      ...(Object.keys(bucketInputs).length ? { bucketCreateOnly: bucketInputs } : {}),
       ...(key ? { fileSystemKey: key.keyArn } : {}),
       ...(props.acceptBucketWarning === true ? { acceptBucketWarning: true } : {}),
     });

@@ -197,10 +197,38 @@ describe('README: numbers computed from the code', () => {
     expect(build(2 * n, RemovalPolicy.RETAIN)).not.toThrow(/IAM allows/);
   }, 300_000);
 
-  test('the quick start\'s custom resources are the three the paragraph names', () => {
+  test('the quick start\'s custom resources are the three the paragraph names, and aws-cdk-lib\'s for the bucket\'s EventBridge delivery', () => {
     expect(readme).toMatch(/three custom resources \(mount targets\s+available, the delete guard and the bucket cleaner\)/);
+    expect(readme).toMatch(/as the bucket has `eventBridgeEnabled`, aws-cdk-lib's bucket-notifications custom\s+resource with its policy on the bucket and, once per stack, its handler function and role/);
     expect([...new Set(resources(lib1).map((r) => r.Type).filter((t) => t.startsWith('Custom::')))].sort())
-      .toEqual(['Custom::S3FilesBucketCleaner', 'Custom::S3FilesDeleteGuard', 'Custom::S3FilesMountTargetsAvailable']);
+      .toEqual(['Custom::S3BucketNotifications', 'Custom::S3FilesBucketCleaner', 'Custom::S3FilesDeleteGuard', 'Custom::S3FilesMountTargetsAvailable']);
+  });
+
+  test('what eventBridgeEnabled adds to a stack: the resources and bytes "Things to know" states', () => {
+    const said = find(readme, /once per stack: (\d+) resources and about ([\d.]+) KB of template, ([\d.]+) KB of it the handler's inline\s+Python; each further created bucket adds (\d+) resources and about ([\d.]+) KB/, 'what the notifications add');
+    const build = (buckets: number, eventBridge: boolean) => {
+      const app = new App();
+      const stack = new Stack(app, 'EventBridgeCount');
+      const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+      for (let i = 0; i < buckets; i++) new S3FilesFileSystem(stack, `Files${i}`, { vpc });
+      if (!eventBridge) {
+        // the same stack without aws-cdk-lib's notifications: what the library made before it set eventBridgeEnabled
+        for (const c of stack.node.findAll()) {
+          if (c.node.id === 'Notifications' || c.node.id.startsWith('BucketNotificationsHandler')) c.node.scope!.node.tryRemoveChild(c.node.id);
+        }
+      }
+      const artifact = app.synth().getStackByName('EventBridgeCount');
+      return { resources: Object.values<any>(artifact.template.Resources), bytes: fs.statSync(artifact.templateFullPath).size };
+    };
+    const [off1, on1, off2, on2] = [build(1, false), build(1, true), build(2, false), build(2, true)];
+    const added = (on: typeof on1, off: typeof off1) => ({ resources: on.resources.length - off.resources.length, bytes: on.bytes - off.bytes });
+    const [one, two] = [added(on1, off1), added(on2, off2)];
+    const handler = on1.resources.find((r) => r.Type === 'AWS::Lambda::Function' && /Custom::S3BucketNotifications/.test(r.Properties.Description));
+    expect(Number(said[1])).toBe(one.resources);
+    expect(Math.abs(Number(said[2]) - one.bytes / 1000)).toBeLessThan(0.1);
+    expect(Math.abs(Number(said[3]) - handler.Properties.Code.ZipFile.length / 1000)).toBeLessThan(0.1);
+    expect(Number(said[4])).toBe(two.resources - one.resources);
+    expect(Math.abs(Number(said[5]) - (two.bytes - one.bytes) / 1000)).toBeLessThan(0.1);
   });
 });
 

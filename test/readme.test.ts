@@ -96,14 +96,15 @@ describe('README quick start', () => {
 describe('README: what the quick start creates', () => {
   test('the resource count and the waiter\'s parts are those of the synthesized quick start', () => {
     // GIVEN the paragraph after the quick start and the quick start's template
-    const said = /served by one provider\s+per\s+stack \((\d+) resources in all, besides the `CDKMetadata` that `cdk synth` adds;/.exec(readme);
+    const said = /served by one provider\s+per\s+stack; and, as the bucket has `eventBridgeEnabled`, aws-cdk-lib's bucket-notifications custom\s+resource with its policy on the bucket and, once per stack, its handler function and role \(\[Things\s+to know\]\(#things-to-know-about-s3-files\)\) \((\d+) resources in all, besides the `CDKMetadata` that `cdk synth` adds;/.exec(readme);
     const resources = Object.values(synthExample('quickstart.ts').QuickStart.Resources) as Array<{ Type: string }>;
     const count = (type: string) => resources.filter((r) => r.Type === type).length;
 
     // THEN the count is right, and so are the parts it names
     expect(Number(said?.[1])).toBe(resources.length);
-    expect([count('AWS::Lambda::Function'), count('AWS::StepFunctions::StateMachine'), count('AWS::EC2::SecurityGroup')]).toEqual([1 + 2 + 3, 1, 3]);
+    expect([count('AWS::Lambda::Function'), count('AWS::StepFunctions::StateMachine'), count('AWS::EC2::SecurityGroup')]).toEqual([1 + 2 + 3 + 1, 1, 3]);
     expect([count('Custom::S3FilesMountTargetsAvailable'), count('Custom::S3FilesDeleteGuard'), count('AWS::S3Files::MountTarget')]).toEqual([1, 1, 2]);
+    expect([count('Custom::S3BucketNotifications'), count('AWS::IAM::Policy') > 0]).toEqual([1, true]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { App, Duration, Lazy, NestedStack, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { App, CfnCondition, CfnParameter, Duration, Fn, Lazy, NestedStack, RemovalPolicies, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -6,9 +6,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
-import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem, S3FilesFileSystemMetrics } from '../src';
+import { ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem, S3FilesFileSystemMetrics, S3FilesMountedFunction } from '../src';
 import { allowsDeletingFileSystem } from './lifecycle/cfn';
-import { byPrefix, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
+import { docsText } from './util/docs';
+import { byPrefix, FN, isolatedVpc, newStack, only, resourcesOfType, warnings } from './util/template';
 
 function fileSystem(props: Partial<ConstructorParameters<typeof S3FilesFileSystem>[2]> = {}) {
   const stack = newStack();
@@ -1379,5 +1380,104 @@ describe('S3FilesFileSystem: importDataRules', () => {
     expect(build({ importDataRules: [{ prefix: 'a/' }, { prefix: 'a/' }] })).toThrow(/invalid importDataRules\[1\]\.prefix "a\/": two import rules have the same prefix/);
     expect(build({ importDataRules: [{ prefix: 'logs' }] })).toThrow(/invalid importDataRules\[0\]\.prefix "logs": it must be empty or end with "\/"/);
     expect(build({ importDataRules: [{ sizeLessThan: Size.tebibytes(49) }] })).toThrow(/invalid importDataRules\[0\]\.sizeLessThan "53876069761024 bytes"/);
+  });
+
+  test('issue 37 item 2: rules without one for the root directory (prefix \'\') are refused, as S3 Files requires it', () => {
+    const build = (props: Record<string, unknown>) => () => {
+      const stack = newStack();
+      new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), ...props });
+    };
+    // GIVEN / WHEN rules for prefixes only, THEN an error naming the prop, the value and the fix
+    expect(build({ importDataRules: [{ prefix: 'hot/' }] })).toThrow(
+      'TestStack/Files: invalid importDataRules [{"prefix":"hot/"}]: S3 Files requires exactly one import rule for the root directory (prefix \'\'), and none has it. '
+      + 'Fix: add `{ prefix: \'\' }` (the service\'s default rule: 128 KiB, `ImportTrigger.ON_DIRECTORY_FIRST_ACCESS`), or set `prefix` to \'\' on the rule for the whole file '
+      + 'system. (Python: import_data_rules; Java: importDataRules(…); Go: ImportDataRules.)');
+    expect(build({ importDataRules: [{ prefix: 'hot/' }, { prefix: 'cold/', trigger: ImportTrigger.ON_FILE_ACCESS }] })).toThrow(/invalid importDataRules \[.*\]: S3 Files requires/);
+    // AND with the root rule (given, or by leaving `prefix` out) it synthesizes
+    expect(build({ importDataRules: [{ prefix: 'hot/' }, {}] })).not.toThrow();
+    expect(build({ importDataRules: [{ prefix: '', trigger: ImportTrigger.ON_FILE_ACCESS }, { prefix: 'hot/' }] })).not.toThrow();
+    // AND a token prefix may be the root rule: accepted, with the unresolved-token warning
+    const stack = newStack();
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), importDataRules: [{ prefix: new CfnParameter(stack, 'Prefix').valueAsString }] });
+    expect(warnings(stack).filter((w) => /`importDataRules\[0\]\.prefix` is an unresolved token/.test(w))).toHaveLength(1);
+    // AND the reference says so
+    expect(docsText()).toMatch(/Exactly one rule must be for the root directory \(prefix `''`, also what a rule without `prefix` gets\), as the S3 user guide requires .*: rules without it are a synth-time error/);
+  });
+});
+
+describe('S3FilesFileSystem: a bucket of the app that S3 Files cannot use (issue 37 item 3)', () => {
+  /** Synthesizes a file system (or the L3) over the bucket `make` returns; returns the stack. */
+  function synth(make: (stack: Stack) => s3.IBucket, via: 'fileSystem' | 'l3' | 'l3Options' = 'fileSystem'): Stack {
+    const stack = newStack();
+    const bucket = make(stack);
+    if (via === 'fileSystem') new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
+    if (via === 'l3') new S3FilesMountedFunction(stack, 'Fn', { ...FN, bucket });
+    if (via === 'l3Options') new S3FilesMountedFunction(stack, 'Fn', { ...FN, s3FileSystemOptions: { bucket } });
+    Template.fromStack(stack);
+    return stack;
+  }
+  const VERSIONING = /invalid bucket "TestStack\/Data": its versioning is (not configured|"Suspended"), and S3 Files requires versioning enabled to synchronize the file system with the bucket. Fix: create the bucket with `versioned: true`/;
+  const DSSE = 'invalid bucket "TestStack/Data": its default encryption is DSSE-KMS (SSEAlgorithm aws:kms:dsse), and S3 Files supports only SSE-S3 (AES256) and SSE-KMS (aws:kms). '
+    + 'Fix: create the bucket with `encryption: s3.BucketEncryption.S3_MANAGED` or `s3.BucketEncryption.KMS`.';
+
+  test('an unversioned bucket is refused at synth, given to the file system, to the L3 as `bucket` or as `s3FileSystemOptions.bucket`', () => {
+    // GIVEN new s3.Bucket(this, 'Data') as S3 Files' bucket, WHEN synthesized, THEN an error naming the prop and the bucket
+    expect(() => synth((s) => new s3.Bucket(s, 'Data'))).toThrow(/TestStack\/Files: invalid bucket "TestStack\/Data": its versioning is not configured/);
+    expect(() => synth((s) => new s3.Bucket(s, 'Data'), 'l3')).toThrow(/TestStack\/FnFileSystem: invalid bucket "TestStack\/Data": its versioning is not configured/);
+    expect(() => synth((s) => new s3.Bucket(s, 'Data'), 'l3Options')).toThrow(VERSIONING);
+  });
+
+  test('a DSSE-KMS bucket is refused at synth (S3 Files supports SSE-S3 and SSE-KMS)', () => {
+    const dsse = (s: Stack) => new s3.Bucket(s, 'Data', { versioned: true, encryption: s3.BucketEncryption.DSSE_MANAGED });
+    expect(() => synth(dsse)).toThrow(DSSE);
+    expect(() => synth(dsse, 'l3')).toThrow(DSSE);
+    expect(() => synth(dsse, 'l3Options')).toThrow(DSSE);
+  });
+
+  test('what the L1 renders counts: an escape hatch that suspends versioning is refused, one that enables it passes', () => {
+    // GIVEN a versioned bucket whose versioning an escape hatch suspends after the file system was built
+    expect(() => {
+      const stack = newStack();
+      const bucket = new s3.Bucket(stack, 'Data', { versioned: true });
+      new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
+      (bucket.node.defaultChild as s3.CfnBucket).addPropertyOverride('VersioningConfiguration.Status', 'Suspended');
+      Template.fromStack(stack);
+    }).toThrow(VERSIONING);
+    // AND the bucket the construct created, its versioning removed through the L1
+    expect(() => {
+      const stack = newStack();
+      const fs = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+      (fs.bucket!.node.defaultChild as s3.CfnBucket).versioningConfiguration = undefined;
+      Template.fromStack(stack);
+    }).toThrow(/TestStack\/Files: invalid bucket "TestStack\/Files\/Bucket": its versioning is not configured/);
+    // AND an unversioned bucket an escape hatch versions passes
+    expect(() => synth((s) => {
+      const bucket = new s3.Bucket(s, 'Data');
+      (bucket.node.defaultChild as s3.CfnBucket).versioningConfiguration = { status: 'Enabled' };
+      return bucket;
+    })).not.toThrow();
+  });
+
+  test('versioned buckets with SSE-S3, SSE-KMS (either key) or no encryption setting (S3 applies SSE-S3) pass; an imported bucket is left to the deploy-time check', () => {
+    for (const encryption of [undefined, s3.BucketEncryption.S3_MANAGED, s3.BucketEncryption.KMS_MANAGED, s3.BucketEncryption.KMS]) {
+      expect(() => synth((s) => new s3.Bucket(s, 'Data', { versioned: true, encryption }))).not.toThrow();
+    }
+    const stack = synth((s) => s3.Bucket.fromBucketName(s, 'Data', 'existing-data'));
+    Template.fromStack(stack).hasResourceProperties('Custom::S3FilesMountTargetsAvailable', { VerifyBucketVersioning: 'true', BucketName: 'existing-data' });
+  });
+
+  test('a setting CloudFormation decides (a condition) is accepted with the unresolved-token warning', () => {
+    const stack = synth((s) => {
+      const on = new CfnCondition(s, 'On', { expression: Fn.conditionEquals(new CfnParameter(s, 'Versioning').valueAsString, 'on') });
+      const bucket = new s3.Bucket(s, 'Data');
+      (bucket.node.defaultChild as s3.CfnBucket).versioningConfiguration = { status: Fn.conditionIf(on.logicalId, 'Enabled', 'Suspended').toString() };
+      return bucket;
+    });
+    expect(warnings(stack).filter((w) => /The versioning of `bucket` \(TestStack\/Data\) is an unresolved token/.test(w))).toHaveLength(1);
+  });
+
+  test('the reference and docs/security.md say what is checked, and when', () => {
+    expect(docsText()).toMatch(/A bucket of the app given as `bucket` is checked at synth on what its `CfnBucket` renders: unversioned \(or suspended\) and DSSE-KMS buckets are refused \(S3 Files needs versioning and SSE-S3 or SSE-KMS\)\. An \*\*imported\*\* bucket's versioning is checked at deploy time/);
+    expect(docsText()).toMatch(/A bucket of this app is checked at synth on what its `CfnBucket` renders \(escape hatches included\): unversioned, suspended or DSSE-KMS is an error, a value left to CloudFormation \(a condition\) a warning\. An imported bucket's versioning is verified at deploy time\./);
   });
 });

@@ -102,6 +102,8 @@ export class SharedFileSystemStack extends Stack {
       prefix: 'shared/',
       removalPolicy,
     });
+    Annotations.of(fileSystem).acknowledgeWarning('cdk-s3files-lambda:bucketWithoutEventBridge',
+      'This app adds no notification to the bucket, so nothing rewrites its notification configuration.');
 
     const common = {
       runtime: lambda.Runtime.NODEJS_24_X,

@@ -193,12 +193,32 @@ export function fargateProfileSelection(profile: eks.FargateProfile): FargateSel
 }
 
 /**
- * A resource's properties as its template renders them (resolved in its stack): aws-cdk-lib's
- * `_toCloudFormation()`. Used to find what references a task definition the library mounted.
+ * The properties a resource renders into its template, resolved in its stack: the L1's properties
+ * with every escape hatch (`addPropertyOverride`, `addOverride`) applied, as aws-cdk-lib's
+ * internal `_toCloudFormation()` writes them. Read at validation, after every aspect has run.
  */
-export function renderedProperties(resource: CfnResource): unknown {
-  const render = (resource as unknown as { _toCloudFormation?: () => unknown })._toCloudFormation;
-  if (typeof render !== 'function') throw new Error('aws-cdk-lib\'s CfnResource no longer renders with _toCloudFormation() (src/private/compat.ts)');
-  const rendered = Stack.of(resource).resolve(render.call(resource)) as { Resources?: Record<string, { Properties?: unknown }> };
-  return Object.values(rendered.Resources ?? {})[0]?.Properties;
+export function renderedProperties(cfn: CfnResource): Record<string, unknown> {
+  type Rendered = { Resources?: Record<string, { Properties?: Record<string, unknown> }> };
+  const render = (cfn as unknown as { _toCloudFormation?: () => Rendered })._toCloudFormation;
+  if (typeof render !== 'function') throw new Error('aws-cdk-lib\'s CfnResource no longer has _toCloudFormation (src/private/compat.ts)');
+  const rendered = Stack.of(cfn).resolve(render.call(cfn)) as Rendered;
+  const [resource] = Object.values(rendered.Resources ?? {});
+  return resource?.Properties ?? {};
+}
+
+/**
+ * The custom resource aws-cdk-lib's BucketNotifications renders for a bucket of the app
+ * (`Custom::S3BucketNotifications`, a descendant of the bucket, `Managed: true`: its handler
+ * writes the bucket's whole notification configuration), or undefined when nothing asked for one.
+ */
+export function bucketNotificationsResource(bucket: IConstruct): CfnResource | undefined {
+  return bucket.node.findAll().find((c): c is CfnResource => CfnResource.isCfnResource(c) && c.cfnResourceType === 'Custom::S3BucketNotifications');
+}
+
+/**
+ * The singleton function aws-cdk-lib's bucket notifications run on, in `scope`'s stack (its
+ * `BucketNotificationsHandler.singleton`, under a fixed id), or undefined when the stack has none.
+ */
+export function bucketNotificationsHandler(scope: IConstruct): IConstruct | undefined {
+  return Stack.of(scope).node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
 }

@@ -18,6 +18,9 @@ export const WARNINGS = {
   autoDirectReadLowMemory: 'An explicit `lambda.DirectS3Read.auto()` on a function below 512 MB: Lambda turns direct reads on only from 512 MB.',
   azCoverageUnknown: 'A client\'s subnets (and so its AZs) are only known at deploy time: the mount-target-per-AZ check cannot run.',
   bucketKeptForRetainedFileSystem: 'The bucket a `DESTROY` file system created is kept, because a `RETAIN` file system of the app uses it too.',
+  bucketNameUnresolved: 'The bucket\'s name is only known at deploy time: a new value would replace the file system and rewrite the service role the old one keeps.',
+  bucketWithoutEventBridge: 'A bucket of the app without `eventBridgeEnabled`: a notification added to it turns off the EventBridge delivery S3 Files needs for S3-side '
+    + 'changes.',
   clientVpcUnchecked: 'A client\'s subnets are in a VPC the library cannot compare with the mount targets\' VPC.',
   crossAccountBucket: 'The bucket belongs to another account: its bucket policy must allow the service role.',
   crossAccountFileSystem: 'A client mounts a file system of another account: the warning gives the statement the owner\'s file-system policy needs.',

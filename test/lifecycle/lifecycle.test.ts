@@ -1,13 +1,15 @@
-import { App, Duration, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
+import { App, Aws, CfnParameter, Duration, Fn, NestedStack, RemovalPolicies, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
-  allowsDeletingFileSystem, changeSet, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete, synthTemplates, Template,
+  allowsDeletingFileSystem, changeSet, createOnlyProperties, deletedByUpdate, dependsOnTransitively, findCycle, isTaggable, rightsAtCleanupDelete,
+  synthTemplates, Template,
 } from './cfn';
 import { ImportTrigger, LambdaMount, MountTargetIpAddressType, S3FilesAccessPoint, S3FilesFileSystem, S3FilesFileSystemOptions, S3FilesMountedFunction } from '../../src';
+import { BUCKET_CREATE_ONLY_PROPERTIES } from '../../src/private/file-system/bucket';
 import { docsText } from '../util/docs';
 
 // Each test synthesizes an app before and after a change and checks what CloudFormation will do
@@ -260,6 +262,8 @@ describe('removal: what a retained file system keeps (defect 2)', () => {
     for (const [type, prefix] of [
       ['AWS::S3Files::FileSystem', 'Files'], ['AWS::IAM::Role', 'FilesServiceRole'], ['AWS::IAM::Policy', 'FilesServiceRolePolicy'],
       ['AWS::S3::Bucket', 'FilesBucket'], ['AWS::S3::BucketPolicy', 'FilesBucketPolicy'],
+      // (its Delete would write an empty notification configuration: no EventBridge delivery for the retained file system)
+      ['Custom::S3BucketNotifications', 'FilesBucketNotifications'],
     ]) {
       expect(deleted).not.toContain(resourceId(before, type, prefix));
     }
@@ -430,5 +434,95 @@ describe('tags', () => {
     const types = new Set(Object.values(templates).flatMap((t) => Object.values(t.Resources).map((r) => r.Type)));
     expect(['AWS::S3Files::FileSystem', 'AWS::S3Files::AccessPoint'].every((type) => types.has(type) && isTaggable(type))).toBe(true);
     expect(isTaggable('AWS::S3Files::MountTarget')).toBe(false);
+  });
+});
+
+describe('a replaced bucket: the old file system keeps its own service role (issue 37 item 5)', () => {
+  /** A storage stack whose file system uses a bucket of the app, named by `name` (or not). */
+  const build = (name: string | undefined, removalPolicy = RemovalPolicy.RETAIN) => synthTemplates((a) => {
+    const stack = new Stack(a, 'Storage');
+    const bucket = new s3.Bucket(stack, 'Data', { versioned: true, bucketName: name, removalPolicy: RemovalPolicy.RETAIN });
+    new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket, removalPolicy });
+  }).Storage;
+  const ids = (t: Template, bucket = 'Data') => ({
+    role: resourceId(t, 'AWS::IAM::Role', 'FilesServiceRole'),
+    policy: resourceId(t, 'AWS::IAM::Policy', 'FilesServiceRolePolicy'),
+    guard: resourceId(t, 'Custom::S3FilesDeleteGuard', 'FilesDeleteGuard'),
+    fileSystem: resourceId(t, 'AWS::S3Files::FileSystem', 'Files'),
+    bucket: resourceId(t, 'AWS::S3::Bucket', bucket),
+  });
+
+  test.each<[string, string | undefined, string]>([
+    ['bucketName added', undefined, 'data-one'],
+    ['bucketName changed', 'data-one', 'data-two'],
+  ])('RETAIN, %s: bucket and file system are replaced; the old role and its policy are kept as they were, never rewritten for the new bucket', (_what, first, second) => {
+    // GIVEN a deployed file system over a bucket of the app, WHEN a create-only property of the bucket changes
+    const before = build(first);
+    const after = build(second);
+    const old = ids(before);
+    const change = changeSet(before, after);
+    // THEN CloudFormation replaces the bucket and, through its ARN, the file system (the schema says so) ...
+    expect(change.replaced).toEqual(expect.arrayContaining([old.bucket, old.fileSystem]));
+    // ... and the old role, policy and guard leave the template (new ones serve the new file system), retained, not updated in place
+    for (const id of [old.role, old.policy, old.guard]) {
+      expect(change.removed).toContain(id);
+      expect(change.updated).not.toContain(id);
+    }
+    expect(deletedByUpdate(before, after)).not.toContain(old.role);
+    expect(deletedByUpdate(before, after)).not.toContain(old.policy);
+    expect(ids(after).role).not.toBe(old.role);
+  });
+
+  test('DESTROY, bucketName added: the old policy outlives the old guard, which deletes the old file system after its pending exports', () => {
+    const before = build(undefined, RemovalPolicy.DESTROY);
+    const after = build('data-one', RemovalPolicy.DESTROY);
+    const old = ids(before);
+    const change = changeSet(before, after);
+    expect(change.removed).toEqual(expect.arrayContaining([old.role, old.policy, old.guard]));
+    expect(change.updated).not.toContain(old.policy);
+    // CloudFormation deletes what the old guard depends on after the guard: the old file system's S3 rights stay while it drains
+    expect([...dependsOnTransitively(before, old.guard)]).toEqual(expect.arrayContaining([old.fileSystem, old.policy]));
+  });
+
+  test('users who never set a create-only property of the bucket keep their logical ids (a bucket of theirs, or the one the construct creates)', () => {
+    // (recorded from the code before issue 37: the role, its policy and the guard of both layouts)
+    const own = ids(build(undefined));
+    expect([own.role, own.policy, own.guard]).toEqual(['FilesServiceRole3ce1a4caB7F2973A', 'FilesServiceRolePolicy3ce1a4caA3E38E0E', 'FilesDeleteGuard3ce1a4ca90C47E95']);
+    const created = ids(synthTemplates((a) => storage(a)).Storage, 'FilesBucket');
+    expect([created.role, created.policy, created.guard]).toEqual(['FilesServiceRole61739a7aD3CE23C5', 'FilesServiceRolePolicy61739a7aC620B591', 'FilesDeleteGuard61739a7aFED04D47']);
+  });
+
+  test('a name set after the file system was built (an escape hatch, an aspect) is refused: it would rename nothing', () => {
+    expect(() => synthTemplates((a) => {
+      const stack = new Stack(a, 'Storage');
+      const fileSystem = new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack) });
+      (fileSystem.bucket!.node.defaultChild as s3.CfnBucket).bucketName = 'data-late';
+    })).toThrow(/Storage\/Files: invalid bucket "Storage\/Files\/Bucket": its BucketName is "data-late" in the template but was "unset" when the file system was created, whose service role and delete guard are keyed by it .* Fix: set BucketName on the bucket before creating the file system \(for the bucket the construct creates, create your own bucket with the name and pass it as `bucket`\)/);
+  });
+
+  test('a name only known at deploy time is a warning; a literal, or one made of pseudo parameters, is not', () => {
+    const warningsFor = (name: (s: Stack) => string | undefined, imported = false) => {
+      const app = new App();
+      const stack = new Stack(app, 'Storage');
+      const bucket = imported ? s3.Bucket.fromBucketName(stack, 'Data', name(stack)!) : new s3.Bucket(stack, 'Data', { versioned: true, bucketName: name(stack) });
+      new S3FilesFileSystem(stack, 'Files', { vpc: isolatedVpc(stack), bucket });
+      app.synth();
+      return stack.node.findAll().flatMap((c) => c.node.metadata).filter((m) => String(m.data).includes('cdk-s3files-lambda:bucketNameUnresolved')).length;
+    };
+    expect(warningsFor((s) => new CfnParameter(s, 'Name').valueAsString)).toBe(1);
+    expect(warningsFor((s) => new CfnParameter(s, 'Name').valueAsString, true)).toBe(1);
+    expect(warningsFor(() => Fn.importValue('shared-bucket-name'), true)).toBe(1);
+    expect(warningsFor(() => 'data-one')).toBe(0);
+    expect(warningsFor(() => `data-${Aws.ACCOUNT_ID}-${Aws.REGION}`)).toBe(0);
+    expect(warningsFor(() => undefined)).toBe(0);
+    expect(warningsFor(() => 'existing-data', true)).toBe(0);
+  });
+
+  test('the create-only properties the key reads are those of CloudFormation\'s schema for AWS::S3::Bucket (vendored from cfn-lint)', () => {
+    expect(createOnlyProperties('AWS::S3::Bucket')).toEqual(BUCKET_CREATE_ONLY_PROPERTIES.map((p) => [p]));
+  });
+
+  test('docs/lifecycle.md says what the tests above show', () => {
+    expect(docsText()).toMatch(/so is a bucket of the app replaced by a change of its own create-only properties, `bucketName` added or changed, `bucketNamePrefix`, `bucketNamespace`\) \| A new file system, with a service role and policy of its own, is created; the old file system, its role and policy are \*\*kept\*\* .* The role, its policy and the guard are keyed by those bucket properties too, so a renamed bucket gets a new role\. A name CloudFormation only learns at deploy time \(a parameter, an import\) cannot be keyed: a warning \(`bucketNameUnresolved`\) says so, and a new value would rewrite the old file system's role; a name set after the file system was created \(an escape hatch, an aspect\) is a synth-time error\./);
   });
 });

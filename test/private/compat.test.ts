@@ -12,9 +12,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
-  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, clusterSecurityGroup, clusterVpc, directS3ReadOf, eksModuleOf,
-  fargateProfileSelection,
-  isImmutablePrincipal, lambdaAutoSecurityGroup,
+  aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, bucketNotificationsHandler, bucketNotificationsResource, clusterSecurityGroup,
+  clusterVpc, directS3ReadOf, eksModuleOf, fargateProfileSelection, isImmutablePrincipal, lambdaAutoSecurityGroup,
   launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily,
   subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
@@ -169,13 +168,6 @@ describe('aws-cdk-lib internals the library relies on', () => {
     expect(props.MountPoints.map((m: { SourceVolume: string }) => m.SourceVolume)).toEqual(['theirs', 'ours']);
   });
 
-  test('renderedProperties: a resource renders through _toCloudFormation(), resolved, its references as the template has them', () => {
-    const stack = new Stack();
-    const topic = new CfnResource(stack, 'Topic', { type: 'AWS::SNS::Topic' });
-    const sub = new CfnResource(stack, 'Sub', { type: 'AWS::SNS::Subscription', properties: { TopicArn: topic.ref, Protocol: 'sqs' } });
-    expect(renderedProperties(sub)).toEqual({ TopicArn: { Ref: 'Topic' }, Protocol: 'sqs' });
-  });
-
   test('warningsOf: addWarningV2 appends " [ack: <id>]" to the message, which acknowledgeWarning matches', () => {
     const stack = newStack();
     CoreAnnotations.of(stack).addWarningV2('lib:one', 'first text');
@@ -224,5 +216,40 @@ describe('aws-cdk-lib internals the library relies on', () => {
     const selection = fargateProfileSelection(profile)!;
     expect(selection.selectors).toEqual([{ namespace: 'batch' }, { namespace: 'jobs', labels: { on: 'fargate' } }]);
     expect(stack.resolve(selection.clusterName)).toEqual(stack.resolve(cluster.clusterName));
+  });
+
+  test('bucketNotificationsResource, bucketNotificationsHandler: a bucket\'s notifications are a Custom::S3BucketNotifications below it, on the stack\'s singleton handler', () => {
+    const stack = new Stack(new App(), 'S');
+    const plain = new s3.Bucket(stack, 'Plain');
+    expect([bucketNotificationsResource(plain), bucketNotificationsHandler(stack)]).toEqual([undefined, undefined]);
+    const bucket = new s3.Bucket(stack, 'Data', { eventBridgeEnabled: true });
+    const resource = bucketNotificationsResource(bucket)!;
+    const handler = bucketNotificationsHandler(bucket)!;
+    expect(stack.resolve((resource as any)._toCloudFormation().Resources)).toEqual({
+      [stack.getLogicalId(resource)]: expect.objectContaining({
+        Type: 'Custom::S3BucketNotifications',
+        Properties: expect.objectContaining({
+          ServiceToken: { 'Fn::GetAtt': [stack.getLogicalId(handler.node.defaultChild as CfnResource), 'Arn'] },
+          Managed: true,
+          NotificationConfiguration: { EventBridgeConfiguration: {} },
+        }),
+      }),
+    });
+  });
+
+  test('renderedProperties: _toCloudFormation renders an L1\'s properties with its escape hatches, as the template has them', () => {
+    const stack = new Stack(new App(), 'S');
+    const bucket = new s3.Bucket(stack, 'Data', { versioned: true, encryption: s3.BucketEncryption.DSSE_MANAGED });
+    const cfn = bucket.node.defaultChild as s3.CfnBucket;
+    cfn.addPropertyOverride('VersioningConfiguration.Status', 'Suspended');
+    cfn.bucketName = 'named';
+    const props = renderedProperties(cfn);
+    expect(props).toMatchObject({
+      BucketName: 'named',
+      VersioningConfiguration: { Status: 'Suspended' },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms:dsse' } }] },
+    });
+    const [template] = Object.values(Template.fromStack(stack).findResources('AWS::S3::Bucket'));
+    expect(props).toEqual(template.Properties);
   });
 });

@@ -1,6 +1,7 @@
 import { AspectPriority, Aspects, Aws, CfnDeletionPolicy, CfnResource, Lazy, RemovalPolicy } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { IConstruct } from 'constructs';
+import { bucketNotificationsResource } from '../compat';
 import { invalid, warn } from '../messages';
 import { DELETE_WITH_STACK_TAG } from '../provider/waiter-provider';
 
@@ -91,14 +92,16 @@ export class FileSystemRemoval {
     };
     follow(bucketCfn);
     let warned = false;
-    let policyFollows = false;
+    const following = new Set<CfnResource>();
     this.scope.node.addValidation({
       validate: () => {
-        // The bucket policy may be added after construction.
-        const policy = bucket.policy?.node.defaultChild;
-        if (policy instanceof CfnResource && !policyFollows) {
-          policyFollows = true;
-          follow(policy);
+        // The bucket policy may be added after construction. So may notifications: their custom
+        // resource's Delete writes an empty configuration, which would turn off the EventBridge
+        // delivery a retained file system still needs, so it is retained with the bucket.
+        for (const resource of [bucket.policy?.node.defaultChild, bucketNotificationsResource(bucket)]) {
+          if (!(resource instanceof CfnResource) || following.has(resource)) continue;
+          following.add(resource);
+          follow(resource);
         }
         const keptFor = decide().keptFor;
         if (keptFor && !warned) {

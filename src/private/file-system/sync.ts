@@ -39,11 +39,25 @@ export function synchronizationConfiguration(
     const trigger = importTriggerValue(scope, rule.trigger, name('trigger'));
     return { prefix, sizeLessThan, trigger };
   });
+  requireRootRule(scope, rules.map((r) => r.prefix ?? ''));
   const days = validateWholeDays(scope, 'expireAfterLastAccess', props.expireAfterLastAccess ?? Duration.days(30), 1, 365);
   return {
     importDataRules,
     expirationDataRules: [{ daysAfterLastAccess: days }],
   };
+}
+
+/**
+ * The S3 user guide ("Customizing synchronization for S3 Files") requires exactly one import rule
+ * for the file system's root directory (prefix ''); without it CreateFileSystem fails. A rule with a
+ * token prefix may be that rule: its own warning already says it is checked only at deploy time.
+ */
+function requireRootRule(scope: IConstruct, prefixes: string[]): void {
+  if (prefixes.some((p) => p === '' || Token.isUnresolved(p))) return;
+  invalid(scope, 'importDataRules', prefixes.map((p) => ({ prefix: p })),
+    'S3 Files requires exactly one import rule for the root directory (prefix \'\'), and none has it',
+    'add `{ prefix: \'\' }` (the service\'s default rule: 128 KiB, `ImportTrigger.ON_DIRECTORY_FIRST_ACCESS`), or set `prefix` to \'\' on the rule for the whole file '
+      + 'system');
 }
 
 export function importTriggerValue(scope: IConstruct, value: ImportTrigger | undefined, prop: string): string {

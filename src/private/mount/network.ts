@@ -1,8 +1,9 @@
 import * as crypto from 'crypto';
 import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { IConstruct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { renderSecurityGroupsLazily } from '../compat';
+import { stateOf } from '../construct-state';
 import { invalid, warn } from '../messages';
 
 /** NFS port of the mount targets. */
@@ -10,6 +11,42 @@ export const NFS_PORT = 2049;
 
 // How a client reaches the mount targets: the file system's client security group, or rules on the
 // mount targets' groups; and whether it is in their VPC at all.
+
+/**
+ * A created file system's network: the mount targets' group (or the one given), the client group
+ * every client joins, and the two rules between them. Fixed ids: the ids Connections.allowTo gives
+ * embed the construct path, so a Stage move would recreate them, and EC2 refuses the duplicate
+ * before the old one is deleted.
+ * @param fileSystem the file system construct (the scope of what is created)
+ */
+export function createFileSystemNetwork(fileSystem: Construct, vpc: ec2.IVpc, given: ec2.ISecurityGroup | undefined) {
+  const securityGroup = given ?? new ec2.SecurityGroup(fileSystem, 'MountTargetSecurityGroup', {
+    vpc, description: 'S3 Files mount targets: NFS (TCP 2049) only from the client security group', allowAllOutbound: false,
+  });
+  const clientSecurityGroup = new ec2.SecurityGroup(fileSystem, 'ClientSecurityGroup', {
+    vpc, description: 'S3 Files clients: members reach the mount targets over NFS (TCP 2049)', allowAllOutbound: false,
+  });
+  const rules = [
+    new ec2.CfnSecurityGroupIngress(fileSystem, 'NfsFromClients', {
+      groupId: securityGroup.securityGroupId,
+      ipProtocol: 'tcp',
+      fromPort: NFS_PORT,
+      toPort: NFS_PORT,
+      sourceSecurityGroupId: clientSecurityGroup.securityGroupId,
+      description: 'NFS from the S3 Files client security group',
+    }),
+    new ec2.CfnSecurityGroupEgress(fileSystem, 'NfsToMountTargets', {
+      groupId: clientSecurityGroup.securityGroupId,
+      ipProtocol: 'tcp',
+      fromPort: NFS_PORT,
+      toPort: NFS_PORT,
+      destinationSecurityGroupId: securityGroup.securityGroupId,
+      description: 'NFS to the S3 Files mount targets',
+    }),
+  ];
+  const connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(NFS_PORT) });
+  return { securityGroup, clientSecurityGroup, rules, connections };
+}
 
 /**
  * Lets a client reach NFS: `join` adds the file system's client security group to it when there
@@ -34,30 +71,51 @@ export function openNfs(
   }
 }
 
+/** The construct, under each stack, that holds the NFS rules made for clients in that stack. */
+const RULES = 'cdk-s3files-lambda.NfsRules';
+/** The state, on the app, of which stack adds the rule between two groups, and for which client. */
+const RULE_OWNERS = 'cdk-s3files-lambda.NfsRuleOwners';
+
 /**
  * TCP 2049 from each of the client's security groups to each mount-target group (and out, where the
- * client's group does not allow all outbound traffic), in the client's stack. The ids come from
- * the two groups as CloudFormation sees them: the ids `Connections` gives embed the client's full
- * construct path, so moving its stack into a Stage would recreate the rule, and EC2 refuses a
- * duplicate before the old one is deleted. The same pair twice adds nothing.
+ * client's group does not allow all outbound traffic), in the client's stack: one rule per pair of
+ * groups in a stack, however many clients share them (EC2 refuses a second identical rule,
+ * `InvalidPermission.Duplicate`). They live under one construct of the stack and their ids come from
+ * the two groups as CloudFormation sees them, never from a client's path or the order clients were
+ * added in: the ids `Connections` gives embed the client's full construct path, so moving its stack
+ * into a Stage would recreate the rule, and EC2 refuses the duplicate before the old one is deleted.
+ * Two stacks that would each add the same rule are refused, naming both clients.
  */
 function nfsRules(scope: IConstruct, targets: ec2.ISecurityGroup[], client: ec2.IConnectable, what: string): void {
   const stack = Stack.of(scope);
+  const holder = stack.node.tryFindChild(RULES) ?? new Construct(stack, RULES);
+  const owners = stateOf(scope.node.root, RULE_OWNERS, () => new Map<string, { readonly stack: Stack; readonly client: string }>());
   for (const target of targets) {
     for (const source of client.connections.securityGroups) {
-      const key = crypto.createHash('sha256').update(JSON.stringify(stack.resolve([target.securityGroupId, source.securityGroupId]))).digest('hex').slice(0, 8);
-      const id = `S3FilesNfs${key}`;
-      if (scope.node.tryFindChild(id)) continue;
-      new ec2.CfnSecurityGroupIngress(scope, id, {
-        groupId: target.securityGroupId,
-        ipProtocol: 'tcp',
-        fromPort: NFS_PORT,
-        toPort: NFS_PORT,
-        sourceSecurityGroupId: source.securityGroupId,
-        description: `NFS from ${what}`,
-      });
-      if (!source.allowAllOutbound) {
-        new ec2.CfnSecurityGroupEgress(scope, `${id}Egress`, {
+      const pair = `${groupIdentity(stack, target)} <- ${groupIdentity(stack, source)}`;
+      const owner = owners.get(pair);
+      if (owner && owner.stack !== stack) {
+        invalid(scope, 'securityGroups', source.node.path, `${what} would add the NFS rule from ${groupIdentity(stack, source)} to ${groupIdentity(stack, target)} in stack `
+          + `${stack.node.path}, and ${owner.client} adds the same rule in stack ${owner.stack.node.path}: EC2 refuses a second identical rule (InvalidPermission.Duplicate), `
+          + 'so one of the deployments fails', 'mount both clients from one stack, give one of them a security group of its own, or give `clientSecurityGroup` (a group the mount '
+          + 'targets admit) to `S3FilesFileSystem.fromFileSystemAttributes()` so that clients join it instead of adding rules');
+      }
+      if (!owner) owners.set(pair, { stack, client: `${what} ${scope.node.path}` });
+      const key = crypto.createHash('sha256').update(JSON.stringify([keyPart(stack, target), keyPart(stack, source)])).digest('hex').slice(0, 8);
+      const id = `Nfs${key}`;
+      if (!holder.node.tryFindChild(id)) {
+        new ec2.CfnSecurityGroupIngress(holder, id, {
+          groupId: target.securityGroupId,
+          ipProtocol: 'tcp',
+          fromPort: NFS_PORT,
+          toPort: NFS_PORT,
+          sourceSecurityGroupId: source.securityGroupId,
+          description: 'NFS from the S3 Files clients in the source security group',
+        });
+      }
+      const egressId = `${id}Egress`;
+      if (!source.allowAllOutbound && !holder.node.tryFindChild(egressId)) {
+        new ec2.CfnSecurityGroupEgress(holder, egressId, {
           groupId: source.securityGroupId,
           ipProtocol: 'tcp',
           fromPort: NFS_PORT,
@@ -68,6 +126,29 @@ function nfsRules(scope: IConstruct, targets: ec2.ISecurityGroup[], client: ec2.
       }
     }
   }
+}
+
+/**
+ * A group as the rule's stack names it: its id resolved there (a literal, or a reference by logical
+ * id, which a Stage move keeps), with its own stack when it is another stack's group.
+ */
+function keyPart(stack: Stack, group: ec2.ISecurityGroup): unknown {
+  const id = stack.resolve(group.securityGroupId);
+  return typeof id === 'string' || Stack.of(group) === stack ? id : { stack: stackKey(Stack.of(group)), id };
+}
+
+/** A stack by what a Stage move keeps: a top-level stack's name; a nested stack's path within its parent's stack after that. */
+function stackKey(stack: Stack): string {
+  const parent = stack.nestedStackParent;
+  if (!parent) return stack.stackName;
+  const scopes = stack.node.scopes;
+  return `${stackKey(parent)}/${scopes.slice(scopes.indexOf(parent) + 1).map((s) => s.node.id).join('/')}`;
+}
+
+/** One group wherever it is used (and in messages): its literal id, or the construct that defines or imports it. */
+function groupIdentity(stack: Stack, group: ec2.ISecurityGroup): string {
+  const id = stack.resolve(group.securityGroupId);
+  return typeof id === 'string' ? id : group.node.path;
 }
 
 /**
