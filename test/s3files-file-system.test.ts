@@ -871,6 +871,12 @@ describe('S3FilesFileSystem: waiter', () => {
     };
     // WHEN / THEN
     expect(() => Template.fromStack(build(19))).not.toThrow();
+    // (the check counts the handler policy and the cleaners'; no other policy is attached to the role)
+    const t = Template.fromStack(build(2));
+    const [roleId] = resourcesOfType(t, 'AWS::Lambda::Function').filter(([id]) => /WaiterProviderIsComplete[0-9A-F]{8}$/.test(id))
+      .map(([, fn]) => fn.Properties.Role['Fn::GetAtt'][0]);
+    const onRole = resourcesOfType(t, 'AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`)).map(([id]) => id);
+    expect(onRole.map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['Files0BucketCleanerPolicy', 'Files1BucketCleanerPolicy', 'cdks3fileslambdaWaiterProviderHandlerPolicy']);
     expect(() => Template.fromStack(build(20)))
       .toThrow(/TestStack: the handler and bucket-cleaner policies of the S3 Files file systems in this stack add up to about \d+ characters .*IAM allows at most 10240 .*Fix: put some of the file systems that create their bucket in another stack/);
   });

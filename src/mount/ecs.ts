@@ -6,7 +6,7 @@ import { stateOf } from '../private/construct-state';
 import { invalid, warn } from '../private/messages';
 import { clientActionsLabel } from '../private/mount/client-actions';
 import { addMountPoint, checkSameVolume, S3FilesVolume, volumeConfig, volumeName } from '../private/mount/container-volumes';
-import { markEcsMount, unmountedLaunchers } from '../private/mount/foreign-mounts';
+import { markEcsServiceMount, unmountedLaunchers } from '../private/mount/foreign-mounts';
 import { DEFAULT_MOUNT_PATH, mountAccessPoint } from '../private/mount/mount-pipeline';
 import { joinSecurityGroup } from '../private/mount/network';
 import { requireAccessPoint } from '../private/mount/shapes';
@@ -107,7 +107,6 @@ export class EcsMount {
       // A change of what the mount may do makes a new revision: a service replaces its tasks, which mount anew.
       container.addDockerLabel(`cdk-s3files-lambda.client-actions.${name}`, clientActionsLabel(options));
     }
-    markEcsMount(taskDefinition, 'task');
     launchersChecked(taskDefinition);
     // Every service and task that uses this task definition references it, so they start only once
     // the access point and the mount targets are available.
@@ -133,7 +132,7 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
-    markEcsMount(service, 'service');
+    markEcsServiceMount(service);
     const name = EcsMount.onTaskDefinition(service.taskDefinition, accessPoint, options);
     const cfn = service.node.defaultChild as ecs.CfnService;
     // The L2 renders its network configuration lazily: read what it will render.

@@ -21,3 +21,16 @@ export function stateOf<T>(scope: IConstruct, id: string, init: () => T): T {
 export function findState<T>(scope: IConstruct, id: string): T | undefined {
   return (scope.node.tryFindChild(id) as (IConstruct & { readonly value?: T }) | undefined)?.value;
 }
+
+/**
+ * Marks `scope` with a flag (a non-enumerable property under a global symbol, so another copy of
+ * the library reads it too): cheaper than a child construct where there is nothing to keep but the fact.
+ */
+export function mark(scope: IConstruct, key: string): void {
+  Object.defineProperty(scope, Symbol.for(key), { value: true, enumerable: false, configurable: true });
+}
+
+/** Whether `scope` carries the flag `mark` set. */
+export function isMarked(scope: IConstruct, key: string): boolean {
+  return (scope as unknown as Record<symbol, unknown>)[Symbol.for(key)] === true;
+}

@@ -95,6 +95,7 @@ export function createBucketCleaner(
     roles: [provider.isCompleteFunction.role!.roleName],
     policyDocument: Lazy.any({ produce: () => renderCleanerPolicy(bucket, emptiesBucket()) }),
   });
+  provider.registerRolePolicy(policy);
   acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]',
     's3files:ListFileSystems has no resource-level permissions; the cleaner lists the file systems of its bucket and empties it only when there is none.');
   acknowledge(policy, `AwsSolutions-IAM5[${findingResource(fileSystem, bucket.arnForObjects('*'))}]`,

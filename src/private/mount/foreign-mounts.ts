@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { IConstruct } from 'constructs';
 import { renderedProperties } from '../compat';
-import { findState, stateOf } from '../construct-state';
+import { isMarked, mark } from '../construct-state';
 import { spelled } from '../messages';
 
 // Mounts made around the library: aws-cdk-lib's own Lambda and ECS/Batch EFS settings given an S3
@@ -14,16 +14,15 @@ import { spelled } from '../messages';
 
 const LAMBDA_MOUNT = 'cdk-s3files-lambda.LambdaMount';
 const ECS_SERVICE_MOUNT = 'cdk-s3files-lambda.ServiceMount';
-const ECS_TASK_MOUNT = 'cdk-s3files-lambda.TaskMount';
 
 /** Records that LambdaMount set the function's file system config (the one Lambda allows). */
 export function markLambdaMount(cfn: lambda.CfnFunction): void {
-  stateOf(cfn, LAMBDA_MOUNT, () => true);
+  mark(cfn, LAMBDA_MOUNT);
 }
 
-/** Records that EcsMount mounted a task definition (onTaskDefinition) or a service (onService). */
-export function markEcsMount(target: IConstruct, what: 'task' | 'service'): void {
-  stateOf(target, what === 'service' ? ECS_SERVICE_MOUNT : ECS_TASK_MOUNT, () => true);
+/** Records that EcsMount.onService mounted a service. */
+export function markEcsServiceMount(service: IConstruct): void {
+  mark(service, ECS_SERVICE_MOUNT);
 }
 
 const same = (stack: Stack, a: unknown, b: unknown) => JSON.stringify(stack.resolve(a)) === JSON.stringify(stack.resolve(b));
@@ -36,7 +35,7 @@ const same = (stack: Stack, a: unknown, b: unknown) => JSON.stringify(stack.reso
  */
 export function lambdaMountsAroundTheLibrary(accessPoint: IConstruct & { readonly accessPointArn: string }): string[] {
   return accessPoint.node.root.node.findAll().filter((c): c is lambda.CfnFunction => c instanceof lambda.CfnFunction).flatMap((fn) => {
-    if (findState(fn, LAMBDA_MOUNT)) return [];
+    if (isMarked(fn, LAMBDA_MOUNT)) return [];
     const stack = Stack.of(fn);
     const configs = stack.resolve(fn.fileSystemConfigs) as Array<{ arn?: unknown }> | undefined;
     if (!(configs ?? []).some((c) => same(stack, c.arn, accessPoint.accessPointArn))) return [];
@@ -101,7 +100,7 @@ export function unmountedLaunchers(taskDefinition: ecs.TaskDefinition): { errors
   const others: string[] = [];
   for (const c of taskDefinition.node.root.node.findAll()) {
     if (c instanceof ecs.BaseService) {
-      if (c.taskDefinition === taskDefinition && !findState(c, ECS_SERVICE_MOUNT)) {
+      if (c.taskDefinition === taskDefinition && !isMarked(c, ECS_SERVICE_MOUNT)) {
         errors.push(spelled(`${c.node.path}: invalid \`taskDefinition\`: it runs ${taskDefinition.node.path}, whose S3 Files volume `
           + 'the library mounted, but the service was never given to `EcsMount.onService()`, so its tasks cannot reach the mount targets (TCP 2049) and fail at launch. '
           + 'Fix: call `EcsMount.onService(service, accessPoint)` with the same access point (it lets the tasks in over NFS, checks their AZs and waits for the mount targets).'));

@@ -161,10 +161,29 @@ export function subnetsById(scope: IConstruct, ids: unknown, vpc: ec2.IVpc | und
   const stack = Stack.of(scope);
   const resolved = stack.resolve(ids);
   if (!Array.isArray(resolved)) return undefined;
-  const known = [...vpc.publicSubnets, ...vpc.privateSubnets, ...vpc.isolatedSubnets]
-    .map((subnet) => ({ subnet, id: JSON.stringify(stack.resolve(subnet.subnetId)) }));
-  const subnets = resolved.map((id) => known.find((k) => k.id === JSON.stringify(id))?.subnet);
+  const known = subnetIdsIn(stack, vpc);
+  const subnets = resolved.map((id) => known.get(JSON.stringify(id)));
   return subnets.every((s) => s !== undefined) ? subnets as ec2.ISubnet[] : undefined;
+}
+
+const SUBNET_IDS = Symbol.for('cdk-s3files-lambda.SubnetIds');
+
+/**
+ * A VPC's subnets by their id as `stack` resolves it, worked out once per VPC and stack (every
+ * client of a file system asks: 200 functions would resolve every subnet 200 times). Kept on the VPC
+ * object under a global symbol, so another copy of the library finds the same table.
+ */
+function subnetIdsIn(stack: Stack, vpc: ec2.IVpc): Map<string, ec2.ISubnet> {
+  const holder = vpc as unknown as { [SUBNET_IDS]?: Map<Stack, Map<string, ec2.ISubnet>> };
+  const byStack = holder[SUBNET_IDS] ?? new Map<Stack, Map<string, ec2.ISubnet>>();
+  if (!holder[SUBNET_IDS]) Object.defineProperty(vpc, SUBNET_IDS, { value: byStack, enumerable: false });
+  let ids = byStack.get(stack);
+  if (!ids) {
+    const all = [...vpc.publicSubnets, ...vpc.privateSubnets, ...vpc.isolatedSubnets];
+    ids = new Map(all.map((subnet) => [JSON.stringify(stack.resolve(subnet.subnetId)), subnet]));
+    byStack.set(stack, ids);
+  }
+  return ids;
 }
 
 /**

@@ -93,6 +93,8 @@ export class S3FilesWaiterProvider extends Construct {
   public readonly handlerPolicy: iam.Policy;
 
   private readonly guarded: GuardedFileSystem[] = [];
+  /** Policies other constructs attach to the isComplete role (the bucket cleaners'). */
+  private readonly onRolePolicies: iam.CfnPolicy[] = [];
 
   private constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -149,6 +151,11 @@ export class S3FilesWaiterProvider extends Construct {
     }
   }
 
+  /** Counts a policy attached to the isComplete role against IAM's limit for the role's inline policies. */
+  public registerRolePolicy(policy: iam.CfnPolicy): void {
+    this.onRolePolicies.push(policy);
+  }
+
   /** Takes a guarded file system of this stack into account (its final removal policy is read at synthesis). */
   public registerGuardedFileSystem(fileSystem: GuardedFileSystem): void {
     this.guarded.push(fileSystem);
@@ -162,15 +169,11 @@ export class S3FilesWaiterProvider extends Construct {
    */
   private validateHandlerPolicySize(): string[] {
     const stack = Stack.of(this);
-    const role = this.isCompleteFunction.role!.node.defaultChild as iam.CfnRole;
-    const roleRef = JSON.stringify(stack.resolve(role.ref));
+    // The role is the provider's own: only the library attaches inline policies to it (the handler
+    // policy and each bucket cleaner's, registered here; nothing adds to its default policy).
+    const attached = [this.handlerPolicy.node.defaultChild as iam.CfnPolicy, ...this.onRolePolicies];
     let total = 0;
-    for (const c of stack.node.findAll()) {
-      // A policy attached only to groups or users has no roles (its lazy Roles resolve to undefined).
-      if (c instanceof iam.CfnPolicy && Stack.of(c) === stack && JSON.stringify(stack.resolve(c.roles) ?? []).includes(roleRef)) {
-        total += estimatePolicyCharacters(stack.resolve(c.policyDocument), stack);
-      }
-    }
+    for (const c of attached) total += estimatePolicyCharacters(stack.resolve(c.policyDocument), stack);
     if (total <= MAX_ROLE_INLINE_POLICY_CHARS) return [];
     return [`${stack.node.path}: the handler and bucket-cleaner policies of the S3 Files file systems in this stack add up to about ${total} characters `
       + `on one role (${this.isCompleteFunction.node.path}), and IAM allows at most ${MAX_ROLE_INLINE_POLICY_CHARS} characters of inline policies `
