@@ -210,6 +210,8 @@ for (const name of ['processor-s3files', 'processor-s3api', 'benchmark', 'prepar
 project.addPackageIgnore('/assets/integ/');
 // jsii-rosetta's tablet of translated examples (written by rosetta:extract and by docgen).
 project.gitignore.exclude('/.jsii.tabl.json');
+// A worktree's node_modules may be a symlink to another checkout's, which `node_modules/` (directories only) misses.
+project.gitignore.exclude('/node_modules');
 project.addPackageIgnore('/.jsii.tabl.json');
 
 // eslint's project service uses each file's nearest tsconfig.json: give the dev folders one.
