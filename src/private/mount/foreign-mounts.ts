@@ -103,7 +103,8 @@ export function unmountedLaunchers(taskDefinition: ecs.TaskDefinition): { errors
       if (c.taskDefinition === taskDefinition && !isMarked(c, ECS_SERVICE_MOUNT)) {
         errors.push(spelled(`${c.node.path}: invalid \`taskDefinition\`: it runs ${taskDefinition.node.path}, whose S3 Files volume `
           + 'the library mounted, but the service was never given to `EcsMount.onService()`, so its tasks cannot reach the mount targets (TCP 2049) and fail at launch. '
-          + 'Fix: call `EcsMount.onService(service, accessPoint)` with the same access point (it lets the tasks in over NFS, checks their AZs and waits for the mount targets).'));
+          + 'Fix: call `EcsMount.onService(service, accessPoint)` with the same access point (it keeps the options `onTaskDefinition()` was given, lets the tasks in over NFS, '
+          + 'checks their AZs and waits for the mount targets).'));
       }
     } else if (c instanceof CfnResource && Stack.of(c) === Stack.of(cfn)
       // A policy that lets something run the task (ecs:RunTask on its ARN) names it too, and launches nothing.
