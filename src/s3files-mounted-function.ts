@@ -6,7 +6,8 @@ import { Construct, IConstruct } from 'constructs';
 import { LambdaMount, LambdaMountOptions } from './mount/lambda';
 import { lambdaAutoSecurityGroup, warningsOf } from './private/compat';
 import { asNestedProp, invalid, setKeys, Shown, spelled } from './private/messages';
-import { DEFAULT_MOUNT_PATH } from './private/mount/mount-pipeline';
+import { note } from './private/construct-state';
+import { DEFAULT_MOUNT_PATH, SUBNETS_PROP } from './private/mount/mount-pipeline';
 import { requireAccessPoint, requireFileSystem } from './private/mount/shapes';
 import { acknowledge, BASIC_EXECUTION_POLICY, VPC_ACCESS_POLICY } from './private/nag';
 import { S3FilesAccessPoint, S3FilesAccessPointOptions } from './s3files-access-point';
@@ -253,6 +254,8 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     bucket: props.bucket ?? props.s3FileSystemOptions?.bucket,
     vpc,
   }), ['vpc', 'bucket'], FILE_SYSTEM_OPTIONS);
+  // Its mount targets' subnets are this construct's `s3FileSystemOptions.vpcSubnets`: the AZ check's fix names that.
+  if (!shared) note(fileSystem, SUBNETS_PROP, 's3FileSystemOptions.vpcSubnets');
   // Beside the function, named after it: its logical id does not depend on the other functions
   // of a shared file system, and it lives in the function's stack.
   const accessPoint = props.accessPoint ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, {

@@ -329,6 +329,13 @@ describe('S3FilesMountedFunction: AZ coverage', () => {
     expect(() => new S3FilesMountedFunction(stack, 'Ok', { ...FN, s3FileSystem: fileSystem, vpcSubnets: { subnets: [vpc.isolatedSubnets[0]] } })).not.toThrow();
   });
 
+  test('the file system the construct creates: the fix names `s3FileSystemOptions.vpcSubnets`, the prop that places its mount targets', () => {
+    const stack = newStack();
+    const vpc = isolatedVpc(stack);
+    expect(() => new S3FilesMountedFunction(stack, 'Fn', { ...FN, vpc, s3FileSystemOptions: { vpcSubnets: { subnets: [vpc.isolatedSubnets[0]] } } }))
+      .toThrow(/Fix: select subnets in AZ #1 only, or add those AZs to the file system's `s3FileSystemOptions\.vpcSubnets`.*Python: .*s3_file_system_options\.vpc_subnets/);
+  });
+
   test('literal AZs are compared by name', () => {
     // GIVEN an env-specific stack (literal AZs)
     const stack = new Stack(new App(), 'Env', { env: { account: '111111111111', region: 'us-east-1' } });

@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { S3FilesMountOptions } from './options';
 import { patchTaskDefinitionVolumes } from '../private/compat';
-import { stateOf } from '../private/construct-state';
+import { findState, stateOf } from '../private/construct-state';
 import { invalid, warn } from '../private/messages';
 import { clientActionsLabel } from '../private/mount/client-actions';
 import { addMountPoint, checkSameVolume, S3FilesVolume, volumeConfig, volumeName } from '../private/mount/container-volumes';
@@ -65,6 +65,8 @@ export class EcsMount {
    */
   public static onTaskDefinition(taskDefinition: ecs.TaskDefinition, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
     requireAccessPoint(accessPoint, taskDefinition, 'accessPoint');
+    const earlier = stateOf(taskDefinition, 'cdk-s3files-lambda.MountOptions', () => new Map<string, EcsMountOptions>());
+    if (!earlier.has(accessPoint.node.path)) earlier.set(accessPoint.node.path, options);
     if (!taskDefinition.isFargateCompatible && !taskDefinition.isManagedInstancesCompatible) {
       invalid(taskDefinition, 'compatibility', ecs.Compatibility[taskDefinition.compatibility],
         'ECS mounts S3 Files volumes only in tasks on Fargate or ECS Managed Instances; with the EC2 launch type the task fails at launch',
@@ -128,11 +130,19 @@ export class EcsMount {
    * service wait until they are available.
    * @param service an awsvpc service (Fargate, or ECS Managed Instances)
    * @param accessPoint the access point to mount
-   * @param options where and how to mount
+   * @param options where and how to mount; when `onTaskDefinition` already mounted this access point on
+   * the service's task definition, an option left unset is the one that call used (so a read-only
+   * mount stays read-only)
    * @returns the volume name
    */
   public static onService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
     markEcsServiceMount(service);
+    requireAccessPoint(accessPoint, service, 'accessPoint');
+    // A service of a task definition mounted earlier mounts what that call mounted, not a second default
+    // mount point (read-write at '/mnt/s3files') beside it.
+    const earlier = findState<Map<string, EcsMountOptions>>(service.taskDefinition, 'cdk-s3files-lambda.MountOptions')?.get(accessPoint.node.path);
+    const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as EcsMountOptions;
+    options = { ...earlier, ...given };
     const name = EcsMount.onTaskDefinition(service.taskDefinition, accessPoint, options);
     const cfn = service.node.defaultChild as ecs.CfnService;
     // The L2 renders its network configuration lazily: read what it will render.

@@ -206,6 +206,12 @@ export function renderedProperties(cfn: CfnResource): Record<string, unknown> {
   return resource?.Properties ?? {};
 }
 
+/** A property as `addPropertyOverride()` set it (CloudFormation casing), which the L1's own property does not show. */
+export function propertyOverride(cfn: CfnResource, name: string): unknown {
+  const overrides = (cfn as unknown as { rawOverrides?: { Properties?: Record<string, unknown> } }).rawOverrides;
+  return overrides?.Properties?.[name];
+}
+
 /**
  * The custom resource aws-cdk-lib's BucketNotifications renders for a bucket of the app
  * (`Custom::S3BucketNotifications`, a descendant of the bucket, `Managed: true`: its handler

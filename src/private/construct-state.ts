@@ -34,3 +34,14 @@ export function mark(scope: IConstruct, key: string): void {
 export function isMarked(scope: IConstruct, key: string): boolean {
   return (scope as unknown as Record<symbol, unknown>)[Symbol.for(key)] === true;
 }
+
+/** Like `mark`, with a string to keep (read with `noteOf`). */
+export function note(scope: IConstruct, key: string, value: string): void {
+  Object.defineProperty(scope, Symbol.for(key), { value, enumerable: false, configurable: true });
+}
+
+/** The string `note` kept on `scope` under `key`, if any. */
+export function noteOf(scope: IConstruct, key: string): string | undefined {
+  const value = (scope as unknown as Record<symbol, unknown>)[Symbol.for(key)];
+  return typeof value === 'string' ? value : undefined;
+}

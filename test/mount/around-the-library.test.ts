@@ -8,6 +8,8 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { EcsMount, LambdaMount, S3FilesFileSystem } from '../../src';
 import { FN, isolatedVpc } from '../util/template';
 
@@ -59,6 +61,29 @@ describe('a task definition the library mounted, launched around it', () => {
     expect(found).toHaveLength(1);
     expect(JSON.stringify(found[0].entry.data)).toMatch(/S\/Nightly\/ScheduledEventRule\/Resource launches tasks of S\/Task.*`clientSecurityGroup`/);
   });
+
+  test.each([['the same stack', false], ['another stack', true]])('a Step Functions EcsRunTask in %s (it names the family as a literal) is named in a warning', (_, elsewhere) => {
+    const { stack, accessPoint, cluster, task } = setup();
+    EcsMount.onTaskDefinition(task, accessPoint);
+    const where = elsewhere ? new Stack(stack.node.root as App, 'Flows', { env: { account: '111111111111', region: 'us-east-1' } }) : stack;
+    new sfn.StateMachine(where, 'Flow', {
+      definitionBody: sfn.DefinitionBody.fromChainable(new tasks.EcsRunTask(where, 'Run', {
+        cluster, taskDefinition: task, launchTarget: new tasks.EcsFargateLaunchTarget(), integrationPattern: sfn.IntegrationPattern.RUN_JOB,
+        subnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      })),
+    });
+    const found = Annotations.fromStack(stack).findWarning('/S/Task', Match.stringLikeRegexp('ecsTaskLaunchedElsewhere'));
+    expect(found).toHaveLength(1);
+    expect(JSON.stringify(found[0].entry.data)).toMatch(new RegExp(`${where.stackName}/Flow/Resource launches tasks of S/Task`));
+  });
+
+  test('a state machine that only mentions a longer family containing this one is not named', () => {
+    const { stack, accessPoint, cluster, task } = setup();
+    EcsMount.onTaskDefinition(task, accessPoint);
+    new sfn.StateMachine(stack, 'Flow', { definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'P', { result: sfn.Result.fromString(`${task.family}Extra`) })) });
+    void cluster;
+    expect(Annotations.fromStack(stack).findWarning('/S/Task', Match.stringLikeRegexp('ecsTaskLaunchedElsewhere'))).toHaveLength(0);
+  });
 });
 
 describe('aws-cdk-lib\'s EFS volume settings given an S3 Files file system', () => {
@@ -106,6 +131,13 @@ describe('aws-cdk-lib\'s lambda.FileSystem given the library\'s access point or 
     const { stack, vpc, accessPoint } = setup();
     new lambda.Function(stack, 'Fn', { ...FN, vpc, filesystem: lambda.FileSystem.fromEfsAccessPoint(accessPoint as any, '/mnt/data') });
     expect(synth(stack)).toThrow(/through `lambda\.FileSystem\.fromEfsAccessPoint\(\)`, which is for EFS/);
+  });
+
+  test('a FileSystemConfigs property override naming the access point: refused, naming the override', () => {
+    const { stack, vpc, accessPoint } = setup();
+    const fn = new lambda.Function(stack, 'Fn', { ...FN, vpc });
+    (fn.node.defaultChild as lambda.CfnFunction).addPropertyOverride('FileSystemConfigs', [{ Arn: accessPoint.accessPointArn, LocalMountPath: '/mnt/data' }]);
+    expect(synth(stack)).toThrow(/S\/Fn: invalid `filesystem`: it mounts the S3 Files access point S\/Files\/Data through `addPropertyOverride\('FileSystemConfigs', …\)`, which grants the function's role nothing/);
   });
 
   test('LambdaMount.onFunction\'s own config passes', () => {

@@ -163,6 +163,33 @@ describe('EcsMount.onTaskDefinition', () => {
     expect(task.Properties.ContainerDefinitions[0].MountPoints).toEqual([{ SourceVolume: a, ContainerPath: '/mnt/results', ReadOnly: false }]);
   });
 
+  test('a read-only task definition mount, then onService(service, accessPoint) with no options: the service keeps it read-only, at its path', () => {
+    // GIVEN (what the refusal of a service never given to onService tells the user to call)
+    const { compute, accessPoint, taskDefinition, service } = storageAndCompute();
+    EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true, containerPath: '/data' });
+    // WHEN
+    EcsMount.onService(service, accessPoint);
+    // THEN one read-only mount point, no ClientWrite anywhere, the label says ClientMount only
+    const t = Template.fromStack(compute);
+    const [, task] = only(t, 'AWS::ECS::TaskDefinition');
+    expect(task.Properties.ContainerDefinitions[0].MountPoints).toEqual([expect.objectContaining({ ContainerPath: '/data', ReadOnly: true })]);
+    expect(Object.values(task.Properties.ContainerDefinitions[0].DockerLabels)).toEqual(['ClientMount']);
+    expect(JSON.stringify(t.findResources('AWS::IAM::Policy'))).not.toContain('s3files:ClientWrite');
+    expect(warnings(compute).join('\n')).not.toMatch(/readOnlySharedRole|role of its own/);
+  });
+
+  test('options given as undefined (as the bindings pass unset ones) keep the task definition\'s; one given overrides it', () => {
+    const { compute, accessPoint, taskDefinition, service } = storageAndCompute();
+    EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true, containerPath: '/data' });
+    EcsMount.onService(service, accessPoint, { readOnly: undefined, containerPath: undefined });
+    const [, task] = only(Template.fromStack(compute), 'AWS::ECS::TaskDefinition');
+    expect(task.Properties.ContainerDefinitions[0].MountPoints).toEqual([expect.objectContaining({ ContainerPath: '/data', ReadOnly: true })]);
+    // the same mount with the other readOnly is a synth error (docs/computes.md)
+    const other = storageAndCompute();
+    EcsMount.onTaskDefinition(other.taskDefinition, other.accessPoint, { readOnly: true, containerPath: '/data' });
+    expect(() => EcsMount.onService(other.service, other.accessPoint, { readOnly: false })).toThrow(/readOnly/);
+  });
+
   test('ECS Managed Instances are accepted; an EC2+Fargate task definition is accepted with a warning', () => {
     // GIVEN
     const stack = newStack();

@@ -548,6 +548,46 @@ describe('grants in any spelling IAM reads, and across accounts (issue 37, items
     })]);
   });
 
+  test('an ArnPrincipal of another account: the file-system policy allows it (its ARN names the account), and it mounts', async () => {
+    // GIVEN the owner grants a principal known only by its ARN
+    const { fsPolicy, fsArn, team, warnings } = app(({ team: ap }) => ap.grant(new iam.ArnPrincipal(otherRole), 's3files:ClientMount'));
+    const identity = [{ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 's3files:ClientMount', Resource: fsArn }] }];
+    // THEN with its own account's identity policy it mounts through that access point, not through another
+    const ask = (accessPointArn: string) => decide({ identity, resourcePolicy: fsPolicy, principal: otherRole, action: 's3files:ClientMount', fileSystemArn: fsArn, accessPointArn });
+    expect(await ask(team)).toBe('Allowed');
+    expect(await ask(`${fsArn}/access-point/fsap-0ther0000000000aa`)).not.toBe('Allowed');
+    // AND the warning about the identity side says the file-system policy already allows it
+    expect(warnings.join('\n')).toMatch(/also allowed to it in the file-system policy of Storage\/Files/);
+  });
+
+  test.each<[string, (stack: Stack) => iam.IGrantable]>([
+    ['an imported role of another account', (stack) => iam.Role.fromRoleArn(stack, 'Theirs', otherRole)],
+    ['an AccountPrincipal', () => new iam.AccountPrincipal(OTHER)],
+    ['an ArnPrincipal', () => new iam.ArnPrincipal(otherRole)],
+  ])('an environment-agnostic storage stack still allows %s (a literal account) in the file-system policy', (_, principal) => {
+    const a = new App();
+    const stack = new Stack(a, 'Storage');
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'i', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const ap = new S3FilesFileSystem(stack, 'Files', { vpc }).addAccessPoint('Team', { path: '/team' });
+    ap.grantRead(principal(stack));
+    const [policy] = Object.values<Json>(Template.fromStack(stack).findResources('AWS::S3Files::FileSystemPolicy'));
+    const allows = list(policy.Properties.Policy.Statement).filter((x: Json) => x.Effect === 'Allow');
+    expect(allows).toEqual([expect.objectContaining({ Action: 's3files:ClientMount' })]);
+    expect(JSON.stringify(allows[0].Principal)).toContain(OTHER);
+  });
+
+  test('a role of a sibling environment-agnostic stack (its account a token) is not put in the file-system policy: no cycle', () => {
+    const a = new App();
+    const stack = new Stack(a, 'Storage');
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'i', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const ap = new S3FilesFileSystem(stack, 'Files', { vpc }).addAccessPoint('Team', { path: '/team' });
+    const compute = new Stack(a, 'Compute');
+    ap.grantReadWrite(new iam.Role(compute, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }));
+    const [policy] = Object.values<Json>(Template.fromStack(stack).findResources('AWS::S3Files::FileSystemPolicy'));
+    expect(list(policy.Properties.Policy.Statement).filter((x: Json) => x.Effect === 'Allow')).toEqual([]);
+    expect(() => a.synth()).not.toThrow();
+  });
+
   test.each(['s3files:clientwrite', 's3files:*Write', 's3files:C*'])('accessPoint.grant(role, %s) counts as a write: a read-only mount of that role is warned about', (action) => {
     const { warnings } = app(({ stack, team: ap, files }) => {
       const role = new iam.Role(stack, 'Shared', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com') });

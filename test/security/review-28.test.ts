@@ -36,6 +36,23 @@ describe('grants on another account\'s file system warn like mounts do', () => {
     S3FilesFileSystemGrants.fromFileSystem(mine).readWrite(new iam.Role(own, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }));
     expect(warningsOf(own).filter((w) => /crossAccountFileSystem|fileSystemAccountUnchecked/.test(w))).toEqual([]);
   });
+
+  test('an API action (GetAccessPoint) gets no owner statement with the client condition key (it would not match); a client action beside it does', () => {
+    const stack = new Stack(new App(), 'Client', { env: ENV });
+    const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
+    const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem: theirs(stack), accessPointId: 'fsap-0123456789abcdef0' });
+    ap.grant(role, 's3files:GetAccessPoint');
+    const [apiOnly] = warningsOf(stack).filter((w) => w.includes('crossAccountFileSystem'));
+    expect(apiOnly).toMatch(/s3files:GetAccessPoint is an API action on resources of account 222222222222/);
+    expect(apiOnly).not.toMatch(/"Action"/);
+    const both = new Stack(new App(), 'Both', { env: ENV });
+    const apBoth = S3FilesAccessPoint.fromAccessPointAttributes(both, 'Ap', { fileSystem: theirs(both), accessPointId: 'fsap-0123456789abcdef0' });
+    apBoth.grant(new iam.Role(both, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }), 's3files:ClientMount', 's3files:GetAccessPoint');
+    const [mixed] = warningsOf(both).filter((w) => w.includes('crossAccountFileSystem'));
+    expect(mixed).toMatch(/"Action":"s3files:ClientMount","Condition"/);
+    expect(mixed).not.toMatch(/"Action":\["s3files:ClientMount","s3files:GetAccessPoint"\]/);
+    expect(mixed).toMatch(/s3files:GetAccessPoint is an API action/);
+  });
 });
 
 describe('readOnly and one role imported in two stacks', () => {

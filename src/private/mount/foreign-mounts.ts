@@ -1,10 +1,10 @@
-import { CfnResource, Stack } from 'aws-cdk-lib';
+import { CfnResource, Stack, Token } from 'aws-cdk-lib';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { IConstruct } from 'constructs';
-import { renderedProperties } from '../compat';
+import { propertyOverride, renderedProperties } from '../compat';
 import { isMarked, mark } from '../construct-state';
 import { spelled } from '../messages';
 
@@ -13,6 +13,8 @@ import { spelled } from '../messages';
 // launches. Each is found at synth, across the app, and named with its fix.
 
 const LAMBDA_MOUNT = 'cdk-s3files-lambda.LambdaMount';
+/** Resource types that launch ECS tasks from another stack, naming the task definition by its family or ARN. */
+const LAUNCHERS = new Set(['AWS::StepFunctions::StateMachine', 'AWS::Events::Rule', 'AWS::Scheduler::Schedule', 'AWS::Pipes::Pipe']);
 const ECS_SERVICE_MOUNT = 'cdk-s3files-lambda.ServiceMount';
 
 /** Records that LambdaMount set the function's file system config (the one Lambda allows). */
@@ -37,13 +39,17 @@ export function lambdaMountsAroundTheLibrary(accessPoint: IConstruct & { readonl
   return accessPoint.node.root.node.findAll().filter((c): c is lambda.CfnFunction => c instanceof lambda.CfnFunction).flatMap((fn) => {
     if (isMarked(fn, LAMBDA_MOUNT)) return [];
     const stack = Stack.of(fn);
-    const configs = stack.resolve(fn.fileSystemConfigs) as Array<{ arn?: unknown }> | undefined;
-    if (!(configs ?? []).some((c) => same(stack, c.arn, accessPoint.accessPointArn))) return [];
-    const efs = grantedActions(fn).some((a) => a.startsWith('elasticfilesystem:'));
-    const call = efs ? '`lambda.FileSystem.fromEfsAccessPoint()`' : '`lambda.FileSystem.fromS3FilesAccessPoint()` on its CfnAccessPoint';
-    const why = efs ? 'which is for EFS: it grants elasticfilesystem actions, not s3files ones, and makes a dependency cycle CloudFormation rejects'
-      : 'which grants s3files:ClientWrite on the whole file system without the access-point condition (`readOnly` cannot hold) and does not wait for the mount '
-        + 'targets to be available';
+    // Set through the L1, or with addPropertyOverride (CloudFormation's casing).
+    const configs = stack.resolve(fn.fileSystemConfigs ?? propertyOverride(fn, 'FileSystemConfigs')) as Array<{ arn?: unknown; Arn?: unknown }> | undefined;
+    if (!(configs ?? []).some((c) => same(stack, c.arn ?? c.Arn, accessPoint.accessPointArn))) return [];
+    const overridden = fn.fileSystemConfigs === undefined;
+    const efs = !overridden && grantedActions(fn).some((a) => a.startsWith('elasticfilesystem:'));
+    const call = overridden ? '`addPropertyOverride(\'FileSystemConfigs\', …)`'
+      : efs ? '`lambda.FileSystem.fromEfsAccessPoint()`' : '`lambda.FileSystem.fromS3FilesAccessPoint()` on its CfnAccessPoint';
+    const why = overridden ? 'which grants the function\'s role nothing to mount it with and does not wait for the mount targets to be available'
+      : efs ? 'which is for EFS: it grants elasticfilesystem actions, not s3files ones, and makes a dependency cycle CloudFormation rejects'
+        : 'which grants s3files:ClientWrite on the whole file system without the access-point condition (`readOnly` cannot hold) and does not wait for the mount '
+          + 'targets to be available';
     return [spelled(`${fn.node.scope?.node.path}: invalid \`filesystem\`: it mounts the S3 Files access point ${accessPoint.node.path} through ${call}, ${why}. `
       + 'Fix: leave `filesystem` unset and mount it with `LambdaMount.onFunction()` (or use `S3FilesMountedFunction`).')];
   });
@@ -98,18 +104,23 @@ export function unmountedLaunchers(taskDefinition: ecs.TaskDefinition): { errors
   const cfn = taskDefinition.node.defaultChild as ecs.CfnTaskDefinition;
   const errors: string[] = [];
   const others: string[] = [];
+  // A state machine's EcsRunTask names the family as a literal, in any stack: found by it, as a whole word.
+  const family = Token.isUnresolved(taskDefinition.family) ? undefined
+    : new RegExp(`(^|[^A-Za-z0-9_-])${taskDefinition.family.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`);
+  const ref = JSON.stringify({ Ref: Stack.of(cfn).resolve(cfn.logicalId) });
   for (const c of taskDefinition.node.root.node.findAll()) {
     if (c instanceof ecs.BaseService) {
       if (c.taskDefinition === taskDefinition && !isMarked(c, ECS_SERVICE_MOUNT)) {
         errors.push(spelled(`${c.node.path}: invalid \`taskDefinition\`: it runs ${taskDefinition.node.path}, whose S3 Files volume `
           + 'the library mounted, but the service was never given to `EcsMount.onService()`, so its tasks cannot reach the mount targets (TCP 2049) and fail at launch. '
-          + 'Fix: call `EcsMount.onService(service, accessPoint)` with the same access point (it lets the tasks in over NFS, checks their AZs and waits for the mount targets).'));
+          + 'Fix: call `EcsMount.onService(service, accessPoint)` with the same access point (it keeps the options `onTaskDefinition()` was given, lets the tasks in over NFS, '
+          + 'checks their AZs and waits for the mount targets).'));
       }
-    } else if (c instanceof CfnResource && Stack.of(c) === Stack.of(cfn)
+    } else if (c instanceof CfnResource && (Stack.of(c) === Stack.of(cfn) || LAUNCHERS.has(c.cfnResourceType))
       // A policy that lets something run the task (ecs:RunTask on its ARN) names it too, and launches nothing.
       && !(c instanceof ecs.CfnTaskDefinition) && !(c instanceof ecs.CfnService) && !c.cfnResourceType.startsWith('AWS::IAM::')) {
       const rendered = JSON.stringify(renderedProperties(c) ?? {});
-      if (rendered.includes(JSON.stringify({ Ref: Stack.of(cfn).resolve(cfn.logicalId) }))) others.push(c.node.path);
+      if ((Stack.of(c) === Stack.of(cfn) && rendered.includes(ref)) || family?.test(rendered)) others.push(c.node.path);
     }
   }
   return { errors, others };

@@ -40,32 +40,43 @@ export function grantScoped(
       policy.addToResourcePolicy(new iam.PolicyStatement({ principals: [grantee.grantPrincipal], actions, resources, conditions }));
     }
   }
-  warnNotGranted(scope, grantee.grantPrincipal, dropped, purpose);
+  warnNotGranted(scope, grantee.grantPrincipal, dropped, purpose, policy);
   recordClientGrant(grantee, recorded, readOnly);
   return combined!;
 }
 
 /**
  * The file system's policy, when the file system is this app's (it takes `addToResourcePolicy`) and
- * the principal is provably another account's (both accounts literal). Not when one is a token, as
- * iam.Grant.addToPrincipalOrResource would: a role of a sibling stack in the policy would make the
- * storage stack depend on its clients' stack, a cycle.
+ * the principal is another account's: its account (`principalAccount`, or the account an
+ * `ArnPrincipal`'s ARN names) is literal and differs from the file system's, or the file system's
+ * stack is environment-agnostic (as iam.Grant.addToPrincipalOrResource treats one unresolved
+ * account). Not when the principal's account is a token: a role of a sibling stack in the policy
+ * would make the storage stack depend on its clients' stack, a cycle.
  */
 function crossAccountPolicy(principal: iam.IPrincipal, fileSystem: unknown): iam.IResourceWithPolicy | undefined {
   const owner = fileSystem as Partial<iam.IResourceWithPolicy> | undefined;
-  if (typeof owner?.addToResourcePolicy !== 'function' || !owner.env || principal.principalAccount === undefined) return undefined;
-  const differs = Token.compareStrings(owner.env.account, principal.principalAccount) === TokenComparison.DIFFERENT;
-  return differs ? owner as iam.IResourceWithPolicy : undefined;
+  const account = principalAccountOf(principal);
+  if (typeof owner?.addToResourcePolicy !== 'function' || !owner.env || account === undefined) return undefined;
+  const comparison = Token.compareStrings(owner.env.account, account);
+  return comparison === TokenComparison.DIFFERENT || comparison === TokenComparison.ONE_UNRESOLVED ? owner as iam.IResourceWithPolicy : undefined;
 }
 
-function warnNotGranted(scope: IConstruct, principal: iam.IPrincipal, dropped: iam.PolicyStatement[], purpose: string): void {
+/** The principal's account when it is literal: `principalAccount`, or the account an ARN principal's ARN names. */
+export function principalAccountOf(principal: iam.IPrincipal): string | undefined {
+  const arn = (principal as { readonly arn?: unknown }).arn;
+  const fromArn = typeof arn === 'string' && !Token.isUnresolved(arn) ? /^arn:[^:]+:iam::(\d{12}):/.exec(arn)?.[1] : undefined;
+  return literal(principal.principalAccount) ?? fromArn;
+}
+
+function warnNotGranted(scope: IConstruct, principal: iam.IPrincipal, dropped: iam.PolicyStatement[], purpose: string, policy?: iam.IResourceWithPolicy): void {
   if (dropped.length === 0) return;
   const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
   const stack = Stack.of(scope);
   const shown = dropped.map((s) => JSON.stringify(readable(stack.resolve(s.toStatementJson())))).join(' ');
   warn(scope, 'grantNotApplied',
     `${where} could not be granted what ${purpose} needs: it is an imported or immutable principal whose policies this app cannot change. `
-    + `Attach ${dropped.length === 1 ? 'this statement' : `these ${dropped.length} statements`} to it yourself (<Id.Attr> stands for that resource's attribute): ${shown}`);
+    + `Attach ${dropped.length === 1 ? 'this statement' : `these ${dropped.length} statements`} to it yourself (<Id.Attr> stands for that resource's attribute): ${shown}`
+    + (policy ? `. The client actions are also allowed to it in the file-system policy of ${policy.node.path}, which a principal of another account needs as well.` : ''));
 }
 
 /** A resolved value with CloudFormation references shown as `<LogicalId>` / `<LogicalId.Attribute>` and joins concatenated. */
@@ -338,16 +349,28 @@ export function checkClientAccount(
     invalid(scope, 'fileSystem', fs.node.path, `it is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${sameAccountOnly}`,
       `mount a file system of account ${stack.account}, or deploy ${what} in account ${owner}`);
   }
+  // The file-system policy's documented use is the NFS client actions (S3 Files user guide, "How S3
+  // Files works with IAM"): an owner's statement for an API action with the client condition key
+  // would not match, so those actions are named instead, without a statement.
+  const client = actions.filter((a) => /^s3files:client/i.test(a));
+  const api = actions.filter((a) => !/^s3files:client/i.test(a));
+  const apiNote = api.length === 0 ? '' : `${api.join(', ')} ${api.length > 1 ? 'are API actions' : 'is an API action'} on resources of account ${owner}, `
+    + 'and the file-system policy is documented for the client actions only (S3 Files user guide, "How S3 Files works with IAM"), so no statement of the owner\'s '
+    + 'is given for them: until such access is documented, a role of that account makes those calls. ';
+  if (client.length === 0) {
+    warn(scope, 'crossAccountFileSystem', `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${apiNote.trim()}`);
+    return;
+  }
   const principal = grantee.grantPrincipal as Partial<iam.IRole>;
   const statement = new iam.PolicyStatement({
     principals: [principal.roleArn ? new iam.ArnPrincipal(principal.roleArn) : grantee.grantPrincipal],
-    actions,
+    actions: client,
     resources: [fs.fileSystemArn],
     conditions: accessPointArn ? { StringEquals: { 's3files:AccessPointArn': accessPointArn } } : undefined,
   });
   warn(scope, 'crossAccountFileSystem',
     `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: mounting fails unless the owner's file-system policy allows this role `
     + '(S3 Files evaluates it on every mount; this app grants only the identity side). The owner adds this statement to the file system\'s policy '
-    + `(<Id.Attr> stands for that resource's attribute): ${JSON.stringify(readable(stack.resolve(statement.toStatementJson())))}. `
+    + `(<Id.Attr> stands for that resource's attribute): ${JSON.stringify(readable(stack.resolve(statement.toStatementJson())))}. ${apiNote}`
     + 'Direct reads of the bucket also need the owner\'s bucket policy to allow the role.');
 }

@@ -10,6 +10,7 @@ import {
   ReadOnlyMount, ScopedStatement, validationReadStatements,
 } from './grants';
 import { subnetAvailabilityZone } from '../compat';
+import { noteOf } from '../construct-state';
 import { invalid, warn } from '../messages';
 import { acknowledge, findingResource } from '../nag';
 import { checkSameVpc, openNfs, subnetsById } from './network';
@@ -259,6 +260,14 @@ function checkAccessPointStack(scope: IConstruct, accessPoint: IS3FilesAccessPoi
     + 'Create the access point in the stack of its clients (the file system can stay where it is), or follow the two deployments in docs/lifecycle.md, "Lifecycle".');
 }
 
+/** The key under which a file system keeps the prop its subnets were given by (the L3's `s3FileSystemOptions.vpcSubnets`). */
+export const SUBNETS_PROP = 'cdk-s3files-lambda.SubnetsProp';
+
+/** The fix's second half: a file system of this app can get mount targets in more AZs, by the prop its creator set. */
+function moreAzsFix(fs: IS3FilesFileSystem): string {
+  return registryOf(fs) ? `, or add those AZs to the file system's \`${noteOf(fs, SUBNETS_PROP) ?? 'vpcSubnets'}\`` : '';
+}
+
 /**
  * The AZ check of a client: an error when one of its subnets is in an AZ without a mount target;
  * `unknownWarning` when its subnets cannot be found among the VPC's at synth (imported by id).
@@ -269,7 +278,7 @@ function checkClientAzs(scope: IConstruct, fs: IS3FilesFileSystem, subnetIds: un
   if (subnets) {
     const stack = Stack.of(scope);
     // A file system of this app can get mount targets in more AZs.
-    const more = registryOf(fs) ? ', or add those AZs to the file system\'s `vpcSubnets`' : '';
+    const more = moreAzsFix(fs);
     if (azs) new AzCoverage(azs.map((az) => azRef(stack, az))).check(scope, 'vpcSubnets', subnets, fs.node.path, more);
   } else if (fs.vpc && unknownWarning) {
     warn(scope, 'azCoverageUnknown', unknownWarning);
@@ -293,7 +302,7 @@ function placementErrors(scope: IConstruct, fs: IS3FilesFileSystem, placements: 
   if (!azs) return [];
   const stack = Stack.of(scope);
   const coverage = new AzCoverage(azs.map((az) => azRef(stack, az)));
-  const more = registryOf(fs) ? ', or add those AZs to the file system\'s `vpcSubnets`' : '';
+  const more = moreAzsFix(fs);
   const errors: string[] = [];
   for (const p of placements) {
     const subnets = subnetsById(scope, p.subnetIds, fs.vpc);
