@@ -1,6 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { S3FilesMountOptions } from './options';
+import { checkShape, checkShapes } from '../private/argument-shapes';
 import { patchTaskDefinitionVolumes } from '../private/compat';
 import { stateOf } from '../private/construct-state';
 import { invalid, warn } from '../private/messages';
@@ -64,7 +65,9 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onTaskDefinition(taskDefinition: ecs.TaskDefinition, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    checkShape('taskDefinition', taskDefinition, 'EcsMount.onTaskDefinition()', 'taskDefinition', true);
     requireAccessPoint(accessPoint, taskDefinition, 'accessPoint');
+    checkShapes('container', options.containers, taskDefinition, 'containers');
     if (!taskDefinition.isFargateCompatible && !taskDefinition.isManagedInstancesCompatible) {
       invalid(taskDefinition, 'compatibility', ecs.Compatibility[taskDefinition.compatibility],
         'ECS mounts S3 Files volumes only in tasks on Fargate or ECS Managed Instances; with the EC2 launch type the task fails at launch',
@@ -132,6 +135,7 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    checkShape('service', service, 'EcsMount.onService()', 'service', true);
     markEcsServiceMount(service);
     const name = EcsMount.onTaskDefinition(service.taskDefinition, accessPoint, options);
     const cfn = service.node.defaultChild as ecs.CfnService;
