@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, DependencyGroup, IDependable } from 'constructs';
+import { checkProps } from './private/argument-shapes';
 import { invalid } from './private/messages';
 import { NFS_PORT } from './private/mount/network';
 import { validatePrefix } from './private/validation';
@@ -29,6 +30,7 @@ export class ImportedFileSystem extends S3FilesFileSystemBase {
   constructor(scope: Construct, id: string, attrs: S3FilesFileSystemAttributes) {
     // A literal ARN names the file system's account and region: this construct's env (what clients compare).
     super(scope, id, { environmentFromArn: literalArn(`${scope.node.path}/${id}`, attrs) });
+    checkProps(this, attrs, { vpc: 'vpc', clientSecurityGroup: 'securityGroup', securityGroups: ['securityGroup'], bucket: 'bucket', bucketEncryptionKey: 'key' });
     if (!attrs.fileSystemId && !attrs.fileSystemArn) {
       invalid(this, 'fileSystemId', undefined, 'an imported file system needs its id or its ARN', 'give `fileSystemId` (fs-...) or `fileSystemArn`');
     }

@@ -6,6 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, DependencyGroup, IConstruct, IDependable } from 'constructs';
+import { checkProps, checkShape } from './private/argument-shapes';
 import { findState, stateOf } from './private/construct-state';
 import { bucketReplacementInputs, checkBucketLocation, checkBucketUsable, createBucket } from './private/file-system/bucket';
 import { createBucketCleaner, createDeleteGuard, createWaiter } from './private/file-system/guard';
@@ -116,6 +117,8 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
     super(scope, id);
     Object.defineProperty(this, BRAND, { value: true });
     // ---- validate what the props say before building anything
+    checkShape('vpc', props.vpc, this, 'vpc', true);
+    checkProps(this, props, { bucket: 'bucket', bucketEncryptionKey: 'key', fileSystemEncryptionKey: 'key', securityGroup: 'securityGroup' });
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     rejectSnapshot(this, 'removalPolicy', removalPolicy);
     this.vpc = this.created.vpc = props.vpc;
@@ -234,7 +237,7 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
    * @param statement the statement to add
    */
   public addToResourcePolicy(statement: iam.PolicyStatement): iam.AddToResourcePolicyResult {
-    this.resourcePolicyStatements.push(statement);
+    this.resourcePolicyStatements.push(checkShape('statement', statement, this, 'statement', true));
     return { statementAdded: true, policyDependable: this.policyDependable };
   }
 
@@ -336,10 +339,7 @@ export class S3FilesFileSystem extends FileSystemGrantsAndMetrics implements IS3
   /** The key's ARN; a literal ARN in another region than the stack's is refused (the service needs the file system's region). */
   private fileSystemKeyId(key: kms.IKey | undefined): string | undefined {
     if (!key) return undefined;
-    const arn: unknown = (key as Partial<kms.IKey>).keyArn;
-    if (typeof arn !== 'string') {
-      invalid(this, 'fileSystemEncryptionKey', key, 'it must be a KMS key object, not its id or ARN', 'pass `kms.Key.fromKeyArn()`, or a key this app creates');
-    }
+    const arn = key.keyArn;
     const region = Stack.of(this).region;
     if (!Token.isUnresolved(arn) && !Token.isUnresolved(region)) {
       const keyRegion = arn.split(':')[3];

@@ -1,6 +1,7 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { GrantMountOptions } from './mount/options';
+import { checkShape } from './private/argument-shapes';
 import { CLIENT_READ_ACTIONS, CLIENT_READ_WRITE_ACTIONS, CLIENT_ROOT_ACTIONS, CLIENT_WRITE, clientActions } from './private/mount/client-actions';
 import { checkClientAccount, grantScoped, ScopedStatement } from './private/mount/grants';
 import { grantMount } from './private/mount/mount-pipeline';
@@ -67,6 +68,7 @@ export class S3FilesFileSystemGrants {
    */
   public actions(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
     const fs = this.fileSystem;
+    checkShape('grantee', grantee, fs, 'grantee', true);
     const scoped = scopeActions(fs, actions, { fileSystemArn: fs.fileSystemArn });
     if (Construct.isConstruct(grantee.grantPrincipal)) {
       checkClientAccount(grantee.grantPrincipal, `the role ${grantee.grantPrincipal.node.path}`, grantee, fs, scoped.flatMap((s) => s.actions));
@@ -129,6 +131,7 @@ export class S3FilesAccessPointGrants {
    */
   public actions(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
     const ap = this.accessPoint;
+    checkShape('grantee', grantee, ap, 'grantee', true);
     const target = { fileSystemArn: ap.fileSystem.fileSystemArn, accessPointArn: ap.accessPointArn };
     const scoped = scopeActions(ap, actions, target);
     if (Construct.isConstruct(grantee.grantPrincipal)) {
@@ -149,6 +152,7 @@ export class S3FilesAccessPointGrants {
    */
   public mount(grantee: iam.IGrantable, options: GrantMountOptions = {}): iam.Grant {
     const ap = this.accessPoint;
+    checkShape('grantee', grantee, ap, 'grantee', true);
     if (Construct.isConstruct(grantee.grantPrincipal)) {
       checkClientAccount(grantee.grantPrincipal, `the role ${grantee.grantPrincipal.node.path}`, grantee, ap.fileSystem, clientActions(options), ap.accessPointArn);
     }

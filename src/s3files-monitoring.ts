@@ -4,6 +4,7 @@ import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { checkProps } from './private/argument-shapes';
 import { invalid } from './private/messages';
 import { requireFileSystem } from './private/mount/shapes';
 import { inUnit } from './private/validation';
@@ -111,6 +112,7 @@ export class S3FilesMonitoring extends Construct {
     super(scope, id);
     // Any implementation of the interface; an untyped caller's bucket or EFS file system is named.
     const fs = requireFileSystem(props.fileSystem, this, 'fileSystem');
+    checkProps(this, props, { alarmTopic: 'topic', functions: ['function'] });
     const metrics = S3FilesFileSystemMetrics.fromFileSystem(fs);
     const period = Duration.minutes(5);
     const evaluationPeriods = wholeNumber(this, 'evaluationPeriods', props.evaluationPeriods ?? 3, 1, 100);

@@ -4,6 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IConstruct } from 'constructs';
 import { LambdaMount, LambdaMountOptions } from './mount/lambda';
+import { checkProps as checkPropShapes, checkShape } from './private/argument-shapes';
 import { lambdaAutoSecurityGroup, warningsOf } from './private/compat';
 import { asNestedProp, invalid, setKeys, Shown, spelled } from './private/messages';
 import { note } from './private/construct-state';
@@ -171,6 +172,9 @@ function isFileSystem(x: unknown): x is IS3FilesFileSystem {
 
 /** The props that name the wrong thing, or two things at once. */
 function checkProps(path: string, props: S3FilesMountedFunctionProps): void {
+  // Before anything reads them (lambda.Function too): what an untyped caller passes is named.
+  checkPropShapes(path, props, { vpc: 'vpc', bucket: 'bucket', directS3Read: 'directS3Read' });
+  checkShape('bucket', props.s3FileSystemOptions?.bucket, path, 's3FileSystemOptions.bucket');
   // The access point's name for it, easily spread in from shared props: not silently ignored.
   const misnamed = (props as { fileSystem?: unknown }).fileSystem;
   if (misnamed !== undefined) {

@@ -1,6 +1,7 @@
 import { Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { S3FilesMountOptions } from './options';
+import { checkShape } from '../private/argument-shapes';
 import { stateOf } from '../private/construct-state';
 import { invalid } from '../private/messages';
 import { clientActionsLabel } from '../private/mount/client-actions';
@@ -42,6 +43,7 @@ export class AgentCoreMount {
    * @param options where and how to mount
    */
   public static onRuntime(runtime: agentcore.Runtime, accessPoint: IS3FilesAccessPoint, options: AgentCoreMountOptions = {}): void {
+    checkShape('runtime', runtime, 'AgentCoreMount.onRuntime()', 'runtime', true);
     requireAccessPoint(accessPoint, runtime, 'accessPoint');
     const cfn = runtime.node.defaultChild as agentcore.CfnRuntime;
     const mountPath = options.mountPath ?? DEFAULT_MOUNT_PATH;

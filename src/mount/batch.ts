@@ -1,6 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import { S3FilesMountOptions } from './options';
+import { checkShape } from '../private/argument-shapes';
 import { appendJobDefinitionVolumes } from '../private/compat';
 import { stateOf } from '../private/construct-state';
 import { invalid } from '../private/messages';
@@ -67,7 +68,9 @@ export class BatchMount {
    * @returns the volume name
    */
   public static onJobDefinition(jobDefinition: batch.EcsJobDefinition, accessPoint: IS3FilesAccessPoint, options: BatchMountOptions = {}): string {
+    checkShape('jobDefinition', jobDefinition, 'BatchMount.onJobDefinition()', 'jobDefinition', true);
     requireAccessPoint(accessPoint, jobDefinition, 'accessPoint');
+    checkShape('computeEnvironment', options.computeEnvironment, jobDefinition, 'computeEnvironment');
     const container = jobDefinition.container;
     if (!(container instanceof batch.EcsFargateContainerDefinition)) {
       invalid(jobDefinition, 'container', container.node.path, 'S3 Files volumes are mounted in Batch jobs on Fargate',

@@ -4,6 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 import { S3FilesMountOptions } from './options';
+import { checkShape } from '../private/argument-shapes';
 import { autoScalingGroupUserData, launchTemplateConnections } from '../private/compat';
 import { stateOf } from '../private/construct-state';
 import { invalid, Shown, warn } from '../private/messages';
@@ -73,6 +74,7 @@ export class Ec2Mount {
    * @param options where and how to mount
    */
   public static onInstance(instance: ec2.Instance, accessPoint: IS3FilesAccessPoint, options: Ec2MountOptions = {}): void {
+    checkShape('instance', instance, 'Ec2Mount.onInstance()', 'instance', true);
     requireAccessPoint(accessPoint, instance, 'accessPoint');
     if (instance.osType !== ec2.OperatingSystemType.LINUX) notLinux(instance);
     const cfn = instance.instance;
@@ -96,6 +98,7 @@ export class Ec2Mount {
    * @param options where and how to mount
    */
   public static onAutoScalingGroup(group: autoscaling.AutoScalingGroup, accessPoint: IS3FilesAccessPoint, options: Ec2MountOptions = {}): void {
+    checkShape('autoScalingGroup', group, 'Ec2Mount.onAutoScalingGroup()', 'group', true);
     requireAccessPoint(accessPoint, group, 'accessPoint');
     if (group.osType !== ec2.OperatingSystemType.LINUX) notLinux(group);
     const userData = autoScalingGroupUserData(group);
@@ -130,6 +133,7 @@ export class Ec2Mount {
    * @param options where and how to mount
    */
   public static onLaunchTemplate(template: ec2.LaunchTemplate, accessPoint: IS3FilesAccessPoint, options: Ec2MountOptions = {}): void {
+    checkShape('launchTemplate', template, 'Ec2Mount.onLaunchTemplate()', 'template', true);
     requireAccessPoint(accessPoint, template, 'accessPoint');
     if (!template.userData) {
       invalid(template, 'userData', undefined, 'the launch template has no user data to add the mount to',

@@ -1,6 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { S3FilesMountOptions } from './options';
+import { checkShape, checkShapes } from '../private/argument-shapes';
 import { patchTaskDefinitionVolumes } from '../private/compat';
 import { findState, stateOf } from '../private/construct-state';
 import { invalid, warn } from '../private/messages';
@@ -64,7 +65,9 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onTaskDefinition(taskDefinition: ecs.TaskDefinition, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    checkShape('taskDefinition', taskDefinition, 'EcsMount.onTaskDefinition()', 'taskDefinition', true);
     requireAccessPoint(accessPoint, taskDefinition, 'accessPoint');
+    checkShapes('container', options.containers, taskDefinition, 'containers');
     const earlier = stateOf(taskDefinition, 'cdk-s3files-lambda.MountOptions', () => new Map<string, EcsMountOptions>());
     if (!earlier.has(accessPoint.node.path)) earlier.set(accessPoint.node.path, options);
     if (!taskDefinition.isFargateCompatible && !taskDefinition.isManagedInstancesCompatible) {
@@ -136,6 +139,7 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    checkShape('service', service, 'EcsMount.onService()', 'service', true);
     markEcsServiceMount(service);
     requireAccessPoint(accessPoint, service, 'accessPoint');
     // A service of a task definition mounted earlier mounts what that call mounted, not a second default

@@ -1,6 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { S3FilesClientOptions } from './options';
+import { checkShape } from '../private/argument-shapes';
 import { directS3ReadOf } from '../private/compat';
 import { invalid, warn, warnUnresolved } from '../private/messages';
 import { clientActionsLabel } from '../private/mount/client-actions';
@@ -58,12 +59,10 @@ export class LambdaMount {
    * @param options where and how to mount
    */
   public static onFunction(fn: lambda.Function, accessPoint: IS3FilesAccessPoint, options: LambdaMountOptions = {}): void {
+    checkShape('lambdaFunction', fn, 'LambdaMount.onFunction()', 'fn', true);
     requireAccessPoint(accessPoint, fn, 'accessPoint');
-    const cfn = fn.node.defaultChild;
-    if (!(cfn instanceof lambda.CfnFunction)) {
-      invalid(fn, 'function', fn.node.path, 'it has no AWS::Lambda::Function resource of its own (an imported function cannot be changed)',
-        'mount on a function defined in this app');
-    }
+    checkShape('directS3Read', options.directS3Read, fn, 'directS3Read');
+    const cfn = fn.node.defaultChild as lambda.CfnFunction;
     if (!fn.isBoundToVpc) {
       invalid(fn, 'vpc', 'none', 'a function mounts S3 Files only from inside the VPC of the mount targets',
         'create the function with the file system\'s VPC (`vpc`) and subnets in AZs that have mount targets (`vpcSubnets`)');

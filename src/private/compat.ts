@@ -42,7 +42,22 @@ export function refuseAwsCdkReference(target: object, property: string, refuse: 
   Object.defineProperty(target, property, { enumerable: false, get: refuse });
 }
 
-/** What a `lambda.DirectS3Read` asks for: its mode (`_mode`) and the bucket it wants granted (`_bucket`, only from `enabled(bucket)`). */
+/**
+ * The jsii name of an object's class (`aws-cdk-lib.aws_lambda.DirectS3Read`), which jsii stores on
+ * every class it compiles under `Symbol.for('jsii.rtti')`: the same in every copy of aws-cdk-lib
+ * loaded, where `instanceof` holds only for one. Undefined for an object of any other class.
+ */
+export function jsiiTypeName(x: unknown): string | undefined {
+  if (x === null || typeof x !== 'object') return undefined;
+  const rtti = (x.constructor as unknown as Record<symbol, unknown> | undefined)?.[Symbol.for('jsii.rtti')] as { fqn?: unknown } | undefined;
+  return typeof rtti?.fqn === 'string' ? rtti.fqn : undefined;
+}
+
+/**
+ * What a `lambda.DirectS3Read` asks for: its mode (`_mode`) and the bucket it wants granted (`_bucket`,
+ * only from `enabled(bucket)`). The caller has checked it is one (argument-shapes.ts): a real one
+ * without `_mode` is an aws-cdk-lib change, not the user's mistake.
+ */
 export function directS3ReadOf(value: lambda.DirectS3Read): { readonly mode: string; readonly wantsGrant: boolean } {
   const v = value as unknown as { _mode?: unknown; _bucket?: unknown };
   if (typeof v._mode !== 'string') throw new Error('aws-cdk-lib\'s DirectS3Read no longer carries its mode in _mode (src/private/compat.ts)');

@@ -119,7 +119,16 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** aws-cdk-lib module prefixes a message may name (`lambda.FileSystem`), and their Go packages. */
 const MODULES: Record<string, string> = {
-  autoscaling: 'awsautoscaling', batch: 'awsbatch', ec2: 'awsec2', ecs: 'awsecs', iam: 'awsiam', kms: 'awskms', lambda: 'awslambda', s3: 'awss3',
+  agentcore: 'awsbedrockagentcore',
+  autoscaling: 'awsautoscaling',
+  batch: 'awsbatch',
+  ec2: 'awsec2',
+  ecs: 'awsecs',
+  iam: 'awsiam',
+  kms: 'awskms',
+  lambda: 'awslambda',
+  s3: 'awss3',
+  sns: 'awssns',
 };
 
 /** One name as each binding writes it. */

@@ -12,6 +12,7 @@ from aws_cdk import assertions
 from aws_cdk import aws_batch as batch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
+from aws_cdk import aws_efs as efs
 from aws_cdk import aws_eks as eks
 from aws_cdk import aws_eks_v2 as eks_v2
 from aws_cdk import aws_iam as iam
@@ -26,6 +27,7 @@ from cdk_s3files_lambda import (
     S3FilesAccessPointOptions,
     S3FilesFileSystem,
     S3FilesFileSystemBase,
+    S3FilesMonitoring,
     S3FilesMountedFunction,
 )
 from aws_cdk import aws_s3files as s3files
@@ -215,6 +217,42 @@ for needed in ("s3files:ClientMount", "s3files:ClientWrite", "s3files:GetAccessP
     if needed not in actions:
         raise SystemExit(f"FAIL: the Python classes' mounts lack {needed}: {sorted(actions)}")
 print(f"ok: a Python file system and access point class mount on two functions and a role ({len(statements)} statements)")
+
+
+# 8. An aws-cdk-lib object of another type where the library takes an interface: the binding lets it
+#    through, and the library names the prop, what the object is, and what to pass, in Python's
+#    spelling (before: a template that did not deploy, silent alarms, or a raw TypeError).
+s, vpc = stack()
+refused(
+    lambda: S3FilesFileSystem(s, "F2", vpc=vpc, security_group=vpc),
+    r'invalid securityGroup "Errors/Vpc": it is an AWS::EC2::VPC, not a security group\. Fix: pass an `ec2\.ISecurityGroup`.*'
+    r"\(Python: security_group, ec2\.SecurityGroup\.from_security_group_id\(\); ",
+)
+s, vpc = stack()
+fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
+refused(
+    lambda: S3FilesMonitoring(s, "Monitoring", file_system=fs, alarm_topic=s3.Bucket(s, "Bucket")),
+    r'invalid alarmTopic "Errors/Bucket": it is an AWS::S3::Bucket, not an SNS topic\. Fix: pass an `sns\.ITopic`.*'
+    r"\(Python: alarm_topic, sns\.Topic\.from_topic_arn\(\); ",
+)
+s, vpc = stack()
+refused(
+    lambda: S3FilesFileSystem(s, "F2", vpc=vpc, bucket=efs.FileSystem(s, "Efs", vpc=vpc)),
+    r'invalid bucket "Errors/Efs": it is an AWS::EFS::FileSystem, not an S3 bucket\. Fix: pass an `s3\.IBucket`.*'
+    r"\(Python: s3\.Bucket\.from_bucket_name\(\), ",
+)
+s, vpc = stack()
+refused(
+    lambda: S3FilesFileSystem(s, "F2", vpc=s3.Bucket(s, "Bucket")),
+    r'invalid vpc "Errors/Bucket": it is an AWS::S3::Bucket, not a VPC\. Fix: pass an `ec2\.IVpc`.*\(Python: ec2\.Vpc\.from_lookup\(\), ',
+)
+s, vpc = stack()
+fs = S3FilesFileSystem(s, "Fs", vpc=vpc)
+refused(
+    lambda: fs.grant_read(s3.Bucket(s, "Bucket")),
+    r'Errors/Fs: invalid grantee "Errors/Bucket": it is an AWS::S3::Bucket, not a principal\. Fix: pass an `iam\.IGrantable`.*'
+    r"\(Python: iam\.Role\.from_role_arn\(\); ",
+)
 
 
 # --- EKS: the refusals at synth, in Python's spelling ------------------------------------------

@@ -13,7 +13,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import {
   aliasTargetKey, appendJobDefinitionVolumes, autoScalingGroupUserData, bucketNotificationsHandler, bucketNotificationsResource, clusterSecurityGroup,
-  clusterVpc, directS3ReadOf, eksModuleOf, fargateProfileSelection, isImmutablePrincipal, lambdaAutoSecurityGroup,
+  clusterVpc, directS3ReadOf, eksModuleOf, fargateProfileSelection, isImmutablePrincipal, jsiiTypeName, lambdaAutoSecurityGroup,
   launchTemplateConnections, patchTaskDefinitionVolumes, refuseAwsCdkReference, renderedProperties, renderSecurityGroupsLazily,
   subnetAvailabilityZone, warningsOf,
 } from '../../src/private/compat';
@@ -88,6 +88,13 @@ describe('aws-cdk-lib internals the library relies on', () => {
       const rendered = Stack.of(fn).resolve(configs) as Array<{ s3FilesConfig?: { directS3Read?: string } }>;
       expect(directS3ReadOf(value)).toEqual({ mode: rendered[0].s3FilesConfig?.directS3Read, wantsGrant });
     });
+  });
+
+  test('jsiiTypeName: jsii keeps each class\'s name under Symbol.for(\'jsii.rtti\') (a DirectS3Read has no public member to tell it by)', () => {
+    expect(jsiiTypeName(lambda.DirectS3Read.auto())).toBe('aws-cdk-lib.aws_lambda.DirectS3Read');
+    expect(jsiiTypeName(lambda.DirectS3Read.enabled(s3.Bucket.fromBucketName(newStack(), 'B', 'some-bucket')))).toBe('aws-cdk-lib.aws_lambda.DirectS3Read');
+    expect(jsiiTypeName(new iam.AccountPrincipal('111111111111'))).toBe('aws-cdk-lib.aws_iam.AccountPrincipal');
+    expect([jsiiTypeName({ _mode: 'AUTO' }), jsiiTypeName('AUTO'), jsiiTypeName(undefined)]).toEqual([undefined, undefined, undefined]);
   });
 
   test('subnetAvailabilityZone: an imported subnet without its AZ throws from the getter', () => {

@@ -173,7 +173,7 @@ const REJECTED: Record<string, Rejected> = {
   },
   'file system key as an ARN string (jsii)': {
     build: (s) => fileSystem(s, { fileSystemEncryptionKey: bad('arn:aws:kms:us-east-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab') }),
-    prop: /invalid fileSystemEncryptionKey "arn:aws:kms:.*: it must be a KMS key object/,
+    prop: /invalid fileSystemEncryptionKey "arn:aws:kms:.*: it is a string, not a KMS key/,
     fix: /kms\.Key\.fromKeyArn/,
   },
   'IPv6 mount targets in IPv4-only subnets': {

@@ -5,6 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct, IConstruct } from 'constructs';
 import { EksCluster } from './eks-cluster';
 import type { IS3FilesFileSystem } from '../../s3files-file-system-contract';
+import { checkProps } from '../argument-shapes';
 import { findState, stateOf } from '../construct-state';
 import { invalid, warnUnresolved } from '../messages';
 
@@ -92,11 +93,8 @@ export function installDriver(cluster: EksCluster, options: DriverOptions): Driv
   }
   if (addonVersion !== undefined) checkDriverVersion(c, 'addonVersion', addonVersion, /^v(\d+)\.(\d+)\.(\d+)-eksbuild\.\d+$/, '"v3.0.0-eksbuild.1"');
   if (existingDriverVersion !== undefined) checkDriverVersion(c, 'existingDriverVersion', existingDriverVersion, /^v?(\d+)\.(\d+)\.(\d+)(?:-eksbuild\.\d+)?$/, '"3.4.1"');
+  checkProps(c, options, { nodeSecurityGroups: ['securityGroup'], nodeRole: 'role', controllerRole: 'role' });
   const nodeSecurityGroups = options.nodeSecurityGroups ?? [];
-  if (!Array.isArray(nodeSecurityGroups) || nodeSecurityGroups.some((sg) => typeof (sg as Partial<ec2.ISecurityGroup>)?.securityGroupId !== 'string')) {
-    invalid(c, 'nodeSecurityGroups', nodeSecurityGroups, 'it must be a list of security groups',
-      'pass the security groups of the nodes (`ec2.SecurityGroup.fromSecurityGroupId()` for a group made elsewhere)');
-  }
 
   const scope = new Construct(c as unknown as Construct, 'S3FilesCsiDriver');
   const before: IConstruct[] = [];

@@ -2,17 +2,13 @@ import { CfnResource, Stack, Token } from 'aws-cdk-lib';
 import { Construct, IConstruct } from 'constructs';
 import type { IS3FilesAccessPoint } from '../../s3files-access-point-contract';
 import type { IS3FilesFileSystem } from '../../s3files-file-system-contract';
-import { invalid, Shown } from '../messages';
+import { shown, whatItIs } from '../argument-shapes';
+import { invalid } from '../messages';
 
 // Python and (at run time) every binding pass whatever they are given: each public entry checks that
 // a file system or access point is one, by what the library reads of it (so users' own
 // implementations pass), and names what it was given instead. aws-efs's file systems and access
 // points have the same member names: their L1 type or ARN tells them apart.
-
-/** What the value is, for a message: its construct path, or its type. */
-function shown(x: unknown): string | Shown {
-  return Construct.isConstruct(x) ? x.node.path : new Shown(`(${x === null ? 'null' : typeof x})`);
-}
 
 /** The AWS service an object's resource belongs to, when its L1 or its ARN says: 'efs', 's3', or undefined. */
 function otherService(x: object, arn: unknown): string | undefined {
@@ -40,7 +36,7 @@ export function requireFileSystem(x: IS3FilesFileSystem, at: IConstruct | string
   const other = fs && typeof fs === 'object' ? otherService(fs, fs.fileSystemArn) : undefined;
   const looks = typeof fs?.fileSystemArn === 'string' && typeof fs.fileSystemId === 'string' && fs.mountTargetsAvailable !== undefined && fs.connections !== undefined;
   if (!looks || other) {
-    invalid(at, prop, shown(x), other ? `it is ${other}, not an S3 Files file system` : 'it is not an S3 Files file system',
+    invalid(at, prop, shown(x), `it is ${other ?? whatItIs(x)}, not an S3 Files file system`,
       'pass an `S3FilesFileSystem`, one imported with `S3FilesFileSystem.fromFileSystemAttributes()`, or your own `S3FilesFileSystemBase`');
   }
   return x;
@@ -54,7 +50,7 @@ export function requireAccessPoint(x: IS3FilesAccessPoint, at: IConstruct | stri
   if (!looks || other) {
     const fileSystemOnly = typeof (x as Partial<IS3FilesFileSystem>)?.fileSystemArn === 'string' && !other;
     invalid(at, prop, shown(x), other ? `it is ${other}, not an S3 Files access point`
-      : fileSystemOnly ? 'it is an S3 Files file system, and clients mount through an access point of it' : 'it is not an S3 Files access point',
+      : fileSystemOnly ? 'it is an S3 Files file system, and clients mount through an access point of it' : `it is ${whatItIs(x)}, not an S3 Files access point`,
     fileSystemOnly ? 'pass an access point of it (`fileSystem.addAccessPoint()` or `new S3FilesAccessPoint()`)'
       : 'pass an `S3FilesAccessPoint`, one imported with `S3FilesAccessPoint.fromAccessPointAttributes()`, or your own `S3FilesAccessPointBase`');
   }
