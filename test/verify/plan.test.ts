@@ -45,6 +45,64 @@ describe('npx projen verify, without credentials', () => {
   });
 });
 
+/** The `npx projen verify` command lines of docs/verification.md, verbatim (comments dropped), as the arguments run.ts's main gets. */
+function documentedCommands(): Array<{ line: string; argv: string[] }> {
+  const docs = fs.readFileSync(path.join(ROOT, 'docs', 'verification.md'), 'utf8');
+  return docs.split('\n').filter((l) => l.startsWith('npx projen verify ')).map((l) => {
+    const line = l.replace(/\s+#.*$/, '').trim();
+    // What main() receives: the words after `npx projen verify`, without projen's `--`.
+    return { line, argv: line.split(/\s+/).slice(3).filter((a) => a !== '--') };
+  });
+}
+
+describe('the command line', () => {
+  test('every command line docs/verification.md gives parses, and the one with two --with runs every suite it names', () => {
+    const commands = documentedCommands();
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    for (const c of commands) expect(() => parseArgs(c.argv)).not.toThrow();
+    const all = commands.find((c) => c.argv.filter((a) => a === '--with').length > 1);
+    expect(all?.line).toBe('npx projen verify -- --region eu-west-1 --confirm --with batch,eks --agentcore-image <uri> --with agentcore');
+    expect(parseArgs(all!.argv)).toMatchObject({ suites: ['core', 'lifecycle', 'batch', 'agentcore', 'eks'], agentcoreImage: '<uri>', region: 'eu-west-1', confirm: true });
+  });
+
+  test('the documented command with --dry-run prints every suite it names, none left out', () => {
+    const all = documentedCommands().find((c) => c.argv.includes('agentcore'))!;
+    const dry = runVerify(...all.argv, '--dry-run');
+    expect([dry.status, dry.stderr]).toEqual([0, '']);
+    expect(dry.stdout).toContain('Suites: core, lifecycle, batch, agentcore, eks\n');
+    expect(dry.stdout).toContain('S3FilesVerifyBatch, S3FilesVerifyAgentCore, S3FilesVerifyEks');
+  });
+
+  test('--with repeats and takes comma lists: the suites add up, each once, in the catalogue\'s order', () => {
+    const suites = (...argv: string[]) => parseArgs(['--dry-run', ...argv]).suites;
+    expect(suites()).toEqual(['core', 'lifecycle']);
+    expect(suites('--with', 'eks', '--with', 'batch')).toEqual(['core', 'lifecycle', 'batch', 'eks']);
+    expect(suites('--with', 'eks,batch', '--with', 'eks')).toEqual(['core', 'lifecycle', 'batch', 'eks']);
+    expect(suites('--with', 'batch', '--agentcore-image', 'img', '--with', 'eks,agentcore')).toEqual(['core', 'lifecycle', 'batch', 'agentcore', 'eks']);
+  });
+
+  test('an unknown suite, an empty one, a repeated single option or an image without agentcore is refused, naming what is wrong', () => {
+    const refusal = (...argv: string[]) => {
+      try {
+        parseArgs(argv);
+      } catch (e) {
+        expect(e).toBeInstanceOf(UsageError);
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refusal('--with', 'batch', '--with', 'ekss')).toBe('--with takes batch, agentcore, eks; got ekss');
+    expect(refusal('--with', 'batch,,eks')).toBe('--with takes batch, agentcore, eks; got an empty name in "batch,,eks"');
+    expect(refusal('--with', 'core')).toBe('--with takes batch, agentcore, eks; got core (core always runs)');
+    expect(refusal('--with')).toBe('--with needs a value');
+    expect(refusal('--with', '--confirm')).toBe('--with needs a value');
+    expect(refusal('--region', 'eu-west-1', '--region', 'us-east-1')).toBe('--region given 2 times (eu-west-1, us-east-1); give it once');
+    expect(refusal('--agentcore-image', 'img')).toBe('--agentcore-image is only used with --with agentcore; add it, or leave the image out');
+    expect(refusal('--with', 'batch', 'eks')).toBe('unexpected argument eks');
+    expect(refusal('--wiht', 'eks')).toBe('unknown option --wiht');
+  });
+});
+
 describe('the plan', () => {
   test('with --confirm but no region it still refuses; with both it goes on', () => {
     const printed: string[] = [];
