@@ -1,8 +1,8 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { ASSERTIONS } from '../../integ/verify/catalogue';
-import { estimate, phases } from '../../integ/verify/plan';
+import { ASSERTIONS, Suite } from '../../integ/verify/catalogue';
+import { estimate, phases, standingHours } from '../../integ/verify/plan';
 import { parseArgs, preflight, UsageError } from '../../integ/verify/run';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -119,5 +119,37 @@ describe('the plan', () => {
     expect(docs).toContain(`(about $${base.totalUsd.toFixed(1)} at us-east-1 list prices`);
     const eks = estimate(['core', 'lifecycle', 'eks']);
     expect(docs).toContain(`\`--with eks\` adds about $${(eks.totalUsd - base.totalUsd).toFixed(2)} and ${Math.round(eks.hours - base.hours)} hour`);
+    expect(docs).toContain(`${standingHours(['core', 'lifecycle']).toFixed(2)} hours for the default suites, ${standingHours(['core', 'lifecycle', 'eks']).toFixed(2)} with \`--with eks\``);
+  });
+
+  test('every resource billed by the hour, the EKS cluster and node included, is charged from the deploy phase\'s start to the destroy phase\'s end', () => {
+    // The run deploys every stack in its first `cdk deploy` and destroys them all in one `cdk destroy` (orchestrate.ts).
+    const cases: Suite[][] = [['core', 'lifecycle'], ['core', 'lifecycle', 'eks'], ['core', 'lifecycle', 'batch', 'agentcore', 'eks']];
+    for (const suites of cases) {
+      const all = phases(suites);
+      const from = all.findIndex((p) => p.phase.startsWith('deploy'));
+      const to = all.findIndex((p) => p.phase.startsWith('destroy'));
+      const standing = all.slice(from, to + 1).reduce((n, p) => n + p.minutes, 0) / 60;
+      expect(standingHours(suites)).toBeCloseTo(standing, 10);
+      const usd = (item: string) => estimate(suites).lines.find((l) => l.item.startsWith(item))?.usd;
+      expect(usd('public IPv4 address')).toBeCloseTo(0.005 * standing, 10);
+      expect(usd('EC2 t4g.micro')).toBeCloseTo(0.0084 * standing, 10);
+      expect(usd('NAT gateway')).toBeCloseTo(0.045 * standing + 0.045, 10);
+      if (suites.includes('eks')) {
+        expect(usd('EKS cluster')).toBeCloseTo(0.10 * standing, 10);
+        expect(usd('EKS node')).toBeCloseTo(0.0336 * standing, 10);
+      }
+    }
+  });
+
+  test('docs/verification.md\'s excerpt of the dry run\'s cost is what the dry run prints', () => {
+    const docs = fs.readFileSync(path.join(ROOT, 'docs', 'verification.md'), 'utf8');
+    const intro = 'The cost part of `npx projen verify -- --dry-run --with eks`:';
+    const block = docs.slice(docs.indexOf(intro)).match(/```text\n([\s\S]*?)\n\s*```/)?.[1];
+    expect(block).toContain('Expected cost: about $');
+    const excerpt = block!.split('\n').map((l) => l.replace(/^ {2}/, '')).join('\n');
+    const dry = runVerify('--dry-run', '--with', 'eks');
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toContain(excerpt);
   });
 });
