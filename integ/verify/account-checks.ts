@@ -2,6 +2,7 @@ import { CloudFormationClient, DescribeStackResourcesCommand, paginateDescribeSt
 import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteFileSystemCommand, GetFileSystemCommand, ListAccessPointsCommand, ListMountTargetsCommand, S3FilesClient } from '@aws-sdk/client-s3files';
 import type { AssertionOutcome } from './outcomes';
+import { listedKey } from '../handlers/shared/names';
 
 // The runner's own assertions: what happens around the deployment, which an assertion stack
 // cannot see (the waiter against the mount targets, stack events, what destroy leaves).
@@ -127,13 +128,22 @@ export function waiterOutcomes(monitor: MountTargetMonitor, events: readonly Sta
   return [{ id: 'waiter.within-one-poll', status: ok ? 'confirmed' : 'refuted', evidence: { lagSeconds, limitSeconds: limit, mountTargets: monitor.mountTargets } }, stateOutcome];
 }
 
+/** What deleting the retained file system and bucket found: the outcome, and what it had to leave. */
+export interface RetainedCleanup {
+  readonly outcome: AssertionOutcome;
+  /** Why the bucket was kept (object versions it could not delete, each named), for the report's errors; undefined when it went. */
+  readonly kept?: string;
+}
+
 /**
  * Deletes a retained file system and its bucket as docs/lifecycle.md says users should, and
- * records every error the service answers on the way (`service.errors-as-modelled`).
+ * records every error the service answers on the way (`service.errors-as-modelled`). A bucket that
+ * keeps object versions (a delete refused, or accepted and still listed) is left in place, with
+ * those versions named in `kept`: DeleteBucket is not sent.
  */
 export async function deleteRetained(
   s3: S3Client, s3files: S3FilesClient, fileSystemId: string, bucket: string, log: (m: string) => void,
-): Promise<AssertionOutcome> {
+): Promise<RetainedCleanup> {
   const errors: Array<{ call: string; error: string; message?: string }> = [];
   const retry = async (call: string, action: () => Promise<unknown>, retryOn: (name: string) => boolean, minutes: number) => {
     const deadline = Date.now() + minutes * 60_000;
@@ -149,29 +159,112 @@ export async function deleteRetained(
     }
   };
   const expected = ['ConflictException', 'BucketHasS3FileSystemAttached'];
+  let emptied: EmptyBucketResult;
   try {
     await retry('DeleteFileSystem', () => s3files.send(new DeleteFileSystemCommand({ fileSystemId })), (n) => n === 'ConflictException', 30);
     await retry('GetFileSystem (until gone)', async () => {
       const f = await s3files.send(new GetFileSystemCommand({ fileSystemId })).catch((e) => (errorName(e) === 'ResourceNotFoundException' ? undefined : Promise.reject(e)));
       if (f && f.status !== 'deleted') throw Object.assign(new Error(`status ${f.status}`), { name: 'StillDeleting' });
     }, (n) => n === 'StillDeleting', 30);
-    await emptyBucket(s3, bucket);
-    await retry('DeleteBucket', () => s3.send(new DeleteBucketCommand({ Bucket: bucket })), (n) => n === 'BucketHasS3FileSystemAttached', 30);
+    emptied = await emptyBucket(s3, bucket);
+    if (emptied.notDeleted.length === 0) {
+      await retry('DeleteBucket', () => s3.send(new DeleteBucketCommand({ Bucket: bucket })), (n) => n === 'BucketHasS3FileSystemAttached', 30);
+    }
   } catch (e) {
-    return { id: 'service.errors-as-modelled', status: 'refuted', evidence: { errors }, note: `cleanup stopped at ${errorName(e)}: ${(e as Error).message}` };
+    return { outcome: { id: 'service.errors-as-modelled', status: 'refuted', evidence: { errors }, note: `cleanup stopped at ${errorName(e)}: ${(e as Error).message}` } };
   }
+  // A kept bucket is the run's leftover (reported with its keys), not the service's error.
+  const kept = emptied.notDeleted.length ? keptBucketMessage(bucket, emptied.notDeleted) : undefined;
+  if (kept) log(kept);
+  const keptEvidence = kept ? { notDeleted: emptied.notDeleted } : {};
+  const keptNote = kept ? `DeleteBucket was not sent: ${kept}` : undefined;
   const service = errors.filter((x) => x.error !== 'StillDeleting');
-  if (service.length === 0) return { id: 'service.errors-as-modelled', status: 'not run', evidence: { errors }, note: 'the service answered no error (no pending export, the bucket detached at once)' };
+  if (service.length === 0) {
+    const note = ['the service answered no error (no pending export, the bucket detached at once)', keptNote].filter(Boolean).join('; ');
+    return { outcome: { id: 'service.errors-as-modelled', status: 'not run', evidence: { errors, ...keptEvidence }, note }, kept };
+  }
   const unexpected = service.filter((x) => !expected.includes(x.error));
-  return { id: 'service.errors-as-modelled', status: unexpected.length ? 'refuted' : 'confirmed', evidence: { errors: service } };
+  const status = unexpected.length ? 'refuted' : 'confirmed';
+  return { outcome: { id: 'service.errors-as-modelled', status, evidence: { errors: service, ...keptEvidence }, ...(keptNote ? { note: keptNote } : {}) }, kept };
 }
 
-export async function emptyBucket(s3: S3Client, bucket: string): Promise<void> {
+/** An object version the bucket kept, with why (S3's error for it, or a delete S3 accepted that removed nothing). */
+export interface NotDeleted {
+  readonly key: string;
+  readonly versionId?: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface EmptyBucketResult {
+  /** Object versions and delete markers that went (as the listings show). */
+  readonly deleted: number;
+  /** What is still listed when a pass removed nothing; empty when the bucket is empty. */
+  readonly notDeleted: readonly NotDeleted[];
+}
+
+/** The report's line for a bucket kept because of `notDeleted` (keys as JSON strings, so a `\r` shows). */
+export function keptBucketMessage(bucket: string, notDeleted: readonly NotDeleted[]): string {
+  const shown = notDeleted.slice(0, 20).map((n) => `${JSON.stringify(n.key)}${n.versionId ? ` (version ${n.versionId})` : ''}: ${n.code} ${n.message}`);
+  const more = notDeleted.length > shown.length ? `; and ${notDeleted.length - shown.length} more (report.json)` : '';
+  return `bucket ${bucket} kept: ${notDeleted.length} object version${notDeleted.length === 1 ? '' : 's'} could not be deleted: ${shown.join('; ')}${more}. `
+    + `Remove the cause (a legal hold, a retention, a bucket policy), delete them (aws s3api delete-object --bucket ${bucket} --key <key> --version-id <id>), then the bucket.`;
+}
+
+interface Version {
+  readonly Key: string;
+  readonly VersionId?: string;
+}
+
+const versionIdOf = (v: { Key?: string; VersionId?: string }) => `${v.VersionId ?? 'null'}\n${v.Key ?? ''}`;
+
+/** Every object version and delete marker, keys decoded (listed with `EncodingType=url`). */
+async function listAllVersions(s3: S3Client, bucket: string): Promise<Version[]> {
+  const all: Version[] = [];
+  let markers: { KeyMarker?: string; VersionIdMarker?: string } = {};
   for (;;) {
-    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }));
-    const objects = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].map((v) => ({ Key: v.Key!, VersionId: v.VersionId }));
-    if (objects.length === 0) return;
-    await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
+    const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, EncodingType: 'url', ...markers }));
+    for (const v of [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]) {
+      all.push({ Key: listedKey(v.Key!, page.EncodingType), VersionId: v.VersionId });
+    }
+    if (!page.IsTruncated) return all;
+    // NextKeyMarker is encoded like the keys; a version id never is.
+    markers = { KeyMarker: listedKey(page.NextKeyMarker ?? '', page.EncodingType), VersionIdMarker: page.NextVersionIdMarker };
+  }
+}
+
+/**
+ * Deletes every object version and delete marker of a bucket, in passes: each pass lists the
+ * whole bucket with `EncodingType=url` (without it S3 sends keys through XML 1.0, where a carriage
+ * return comes back as a line feed and the delete of that key removes nothing) and deletes what it
+ * lists; S3's `Errors` are kept per version. It stops when the bucket is empty or when a pass
+ * removed nothing (no version the previous pass deleted is gone), and then returns what is still
+ * listed, each with the error S3 gave for it or as a delete accepted that removed nothing.
+ */
+export async function emptyBucket(s3: S3Client, bucket: string): Promise<EmptyBucketResult> {
+  let deleted = 0;
+  let attempted: Set<string> | undefined;
+  let refused: NotDeleted[] = [];
+  for (;;) {
+    const listed = await listAllVersions(s3, bucket);
+    const ids = new Set(listed.map(versionIdOf));
+    const gone = attempted ? [...attempted].filter((id) => !ids.has(id)).length : 0;
+    deleted += gone;
+    if (listed.length === 0) return { deleted, notDeleted: [] };
+    if (attempted && gone === 0) {
+      // An error names its version by id when S3 gives one (it does); else by key, which came back
+      // through XML 1.0 unencoded: its parser reads a carriage return (or CR LF) as a line feed.
+      const asXmlReadsIt = (key: string) => key.replace(/\r\n?/g, '\n');
+      const refusal = (v: Version) => refused.find((e) => (e.versionId && e.versionId !== 'null' ? e.versionId === v.VersionId : e.key === asXmlReadsIt(v.Key)))
+        ?? { code: 'StillListed', message: 'the delete was accepted, yet the version is still listed' };
+      return { deleted, notDeleted: listed.map((v) => ({ key: v.Key, versionId: v.VersionId, code: refusal(v).code, message: refusal(v).message })) };
+    }
+    attempted = ids;
+    refused = [];
+    for (let i = 0; i < listed.length; i += 1000) {
+      const result = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: listed.slice(i, i + 1000), Quiet: true } }));
+      refused.push(...(result.Errors ?? []).map((e) => ({ key: e.Key ?? '', versionId: e.VersionId, code: e.Code ?? 'Error', message: e.Message ?? '' })));
+    }
   }
 }
 

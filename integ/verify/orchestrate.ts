@@ -175,7 +175,7 @@ export async function verify(o: RunOptions): Promise<number> {
     const recorded = await recordResources(cfn, [...[...deployed].map(stackName), ...testStacks]);
     await rememberStacks([...deployed].map(stackName));
     if (deployed.size) await phase('destroy', () => cdk(['destroy', '--app', dir0 ?? APP, ...deployed, '--force'], 'destroy'));
-    runner.push(...await afterDestroy(cfn, s3, s3files, outputs, stackIds, log));
+    runner.push(...await afterDestroy(cfn, s3, s3files, outputs, stackIds, log, errors));
     const leftovers = await phase('leftovers check', () => findLeftovers(
       {
         cloudformation: cfn,
@@ -260,9 +260,9 @@ async function recordResources(cfn: CloudFormationClient, stacks: readonly strin
   };
 }
 
-/** `removal.*`, `cfn.custom-resources-within-hour`, and the RETAIN cleanup's `service.errors-as-modelled`. */
+/** `removal.*`, `cfn.custom-resources-within-hour`, and the RETAIN cleanup's `service.errors-as-modelled` (a bucket it had to keep goes to `errors`). */
 async function afterDestroy(cfn: CloudFormationClient, s3: S3Client, s3files: S3FilesClient, outputs: StackOutputs,
-  stackIds: Map<string, string>, log: (m: string) => void): Promise<AssertionOutcome[]> {
+  stackIds: Map<string, string>, log: (m: string) => void, errors: string[]): Promise<AssertionOutcome[]> {
   const result: AssertionOutcome[] = [];
   const core = outputs[STACKS.core];
   if (core?.BucketName) {
@@ -275,7 +275,10 @@ async function afterDestroy(cfn: CloudFormationClient, s3: S3Client, s3files: S3
     const fsys = await s3files.send(new GetFileSystemCommand({ fileSystemId: retain.FileSystemId })).catch(() => undefined);
     const objects = await objectCount(s3, retain.BucketName, 'retain/').catch(() => 0);
     result.push({ id: 'removal.retain-keeps', status: fsys?.status === 'available' && objects > 0 ? 'confirmed' : 'refuted', evidence: { fileSystemStatus: fsys?.status ?? 'gone', objectsUnderRetain: objects } });
-    result.push(await deleteRetained(s3, s3files, retain.FileSystemId, retain.BucketName, log));
+    const cleanup = await deleteRetained(s3, s3files, retain.FileSystemId, retain.BucketName, log);
+    result.push(cleanup.outcome);
+    // The bucket is left in place; the leftovers check lists it, and this names what it holds.
+    if (cleanup.kept) errors.push(`retained cleanup: ${cleanup.kept}`);
   }
   const durations = [];
   for (const name of [STACKS.core, STACKS.retain, STACKS.lifecycle]) {

@@ -1,8 +1,8 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { ASSERTIONS } from '../../integ/verify/catalogue';
-import { estimate, phases } from '../../integ/verify/plan';
+import { ASSERTIONS, Suite } from '../../integ/verify/catalogue';
+import { estimate, phases, standingHours } from '../../integ/verify/plan';
 import { parseArgs, preflight, UsageError } from '../../integ/verify/run';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -45,6 +45,64 @@ describe('npx projen verify, without credentials', () => {
   });
 });
 
+/** The `npx projen verify` command lines of docs/verification.md, verbatim (comments dropped), as the arguments run.ts's main gets. */
+function documentedCommands(): Array<{ line: string; argv: string[] }> {
+  const docs = fs.readFileSync(path.join(ROOT, 'docs', 'verification.md'), 'utf8');
+  return docs.split('\n').filter((l) => l.startsWith('npx projen verify ')).map((l) => {
+    const line = l.replace(/\s+#.*$/, '').trim();
+    // What main() receives: the words after `npx projen verify`, without projen's `--`.
+    return { line, argv: line.split(/\s+/).slice(3).filter((a) => a !== '--') };
+  });
+}
+
+describe('the command line', () => {
+  test('every command line docs/verification.md gives parses, and the one with two --with runs every suite it names', () => {
+    const commands = documentedCommands();
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    for (const c of commands) expect(() => parseArgs(c.argv)).not.toThrow();
+    const all = commands.find((c) => c.argv.filter((a) => a === '--with').length > 1);
+    expect(all?.line).toBe('npx projen verify -- --region eu-west-1 --confirm --with batch,eks --agentcore-image <uri> --with agentcore');
+    expect(parseArgs(all!.argv)).toMatchObject({ suites: ['core', 'lifecycle', 'batch', 'agentcore', 'eks'], agentcoreImage: '<uri>', region: 'eu-west-1', confirm: true });
+  });
+
+  test('the documented command with --dry-run prints every suite it names, none left out', () => {
+    const all = documentedCommands().find((c) => c.argv.includes('agentcore'))!;
+    const dry = runVerify(...all.argv, '--dry-run');
+    expect([dry.status, dry.stderr]).toEqual([0, '']);
+    expect(dry.stdout).toContain('Suites: core, lifecycle, batch, agentcore, eks\n');
+    expect(dry.stdout).toContain('S3FilesVerifyBatch, S3FilesVerifyAgentCore, S3FilesVerifyEks');
+  });
+
+  test('--with repeats and takes comma lists: the suites add up, each once, in the catalogue\'s order', () => {
+    const suites = (...argv: string[]) => parseArgs(['--dry-run', ...argv]).suites;
+    expect(suites()).toEqual(['core', 'lifecycle']);
+    expect(suites('--with', 'eks', '--with', 'batch')).toEqual(['core', 'lifecycle', 'batch', 'eks']);
+    expect(suites('--with', 'eks,batch', '--with', 'eks')).toEqual(['core', 'lifecycle', 'batch', 'eks']);
+    expect(suites('--with', 'batch', '--agentcore-image', 'img', '--with', 'eks,agentcore')).toEqual(['core', 'lifecycle', 'batch', 'agentcore', 'eks']);
+  });
+
+  test('an unknown suite, an empty one, a repeated single option or an image without agentcore is refused, naming what is wrong', () => {
+    const refusal = (...argv: string[]) => {
+      try {
+        parseArgs(argv);
+      } catch (e) {
+        expect(e).toBeInstanceOf(UsageError);
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refusal('--with', 'batch', '--with', 'ekss')).toBe('--with takes batch, agentcore, eks; got ekss');
+    expect(refusal('--with', 'batch,,eks')).toBe('--with takes batch, agentcore, eks; got an empty name in "batch,,eks"');
+    expect(refusal('--with', 'core')).toBe('--with takes batch, agentcore, eks; got core (core always runs)');
+    expect(refusal('--with')).toBe('--with needs a value');
+    expect(refusal('--with', '--confirm')).toBe('--with needs a value');
+    expect(refusal('--region', 'eu-west-1', '--region', 'us-east-1')).toBe('--region given 2 times (eu-west-1, us-east-1); give it once');
+    expect(refusal('--agentcore-image', 'img')).toBe('--agentcore-image is only used with --with agentcore; add it, or leave the image out');
+    expect(refusal('--with', 'batch', 'eks')).toBe('unexpected argument eks');
+    expect(refusal('--wiht', 'eks')).toBe('unknown option --wiht');
+  });
+});
+
 describe('the plan', () => {
   test('with --confirm but no region it still refuses; with both it goes on', () => {
     const printed: string[] = [];
@@ -61,5 +119,37 @@ describe('the plan', () => {
     expect(docs).toContain(`(about $${base.totalUsd.toFixed(1)} at us-east-1 list prices`);
     const eks = estimate(['core', 'lifecycle', 'eks']);
     expect(docs).toContain(`\`--with eks\` adds about $${(eks.totalUsd - base.totalUsd).toFixed(2)} and ${Math.round(eks.hours - base.hours)} hour`);
+    expect(docs).toContain(`${standingHours(['core', 'lifecycle']).toFixed(2)} hours for the default suites, ${standingHours(['core', 'lifecycle', 'eks']).toFixed(2)} with \`--with eks\``);
+  });
+
+  test('every resource billed by the hour, the EKS cluster and node included, is charged from the deploy phase\'s start to the destroy phase\'s end', () => {
+    // The run deploys every stack in its first `cdk deploy` and destroys them all in one `cdk destroy` (orchestrate.ts).
+    const cases: Suite[][] = [['core', 'lifecycle'], ['core', 'lifecycle', 'eks'], ['core', 'lifecycle', 'batch', 'agentcore', 'eks']];
+    for (const suites of cases) {
+      const all = phases(suites);
+      const from = all.findIndex((p) => p.phase.startsWith('deploy'));
+      const to = all.findIndex((p) => p.phase.startsWith('destroy'));
+      const standing = all.slice(from, to + 1).reduce((n, p) => n + p.minutes, 0) / 60;
+      expect(standingHours(suites)).toBeCloseTo(standing, 10);
+      const usd = (item: string) => estimate(suites).lines.find((l) => l.item.startsWith(item))?.usd;
+      expect(usd('public IPv4 address')).toBeCloseTo(0.005 * standing, 10);
+      expect(usd('EC2 t4g.micro')).toBeCloseTo(0.0084 * standing, 10);
+      expect(usd('NAT gateway')).toBeCloseTo(0.045 * standing + 0.045, 10);
+      if (suites.includes('eks')) {
+        expect(usd('EKS cluster')).toBeCloseTo(0.10 * standing, 10);
+        expect(usd('EKS node')).toBeCloseTo(0.0336 * standing, 10);
+      }
+    }
+  });
+
+  test('docs/verification.md\'s excerpt of the dry run\'s cost is what the dry run prints', () => {
+    const docs = fs.readFileSync(path.join(ROOT, 'docs', 'verification.md'), 'utf8');
+    const intro = 'The cost part of `npx projen verify -- --dry-run --with eks`:';
+    const block = docs.slice(docs.indexOf(intro)).match(/```text\n([\s\S]*?)\n\s*```/)?.[1];
+    expect(block).toContain('Expected cost: about $');
+    const excerpt = block!.split('\n').map((l) => l.replace(/^ {2}/, '')).join('\n');
+    const dry = runVerify('--dry-run', '--with', 'eks');
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toContain(excerpt);
   });
 });
