@@ -68,7 +68,10 @@ describe('a task definition the library mounted, launched around it', () => {
     const where = elsewhere ? new Stack(stack.node.root as App, 'Flows', { env: { account: '111111111111', region: 'us-east-1' } }) : stack;
     new sfn.StateMachine(where, 'Flow', {
       definitionBody: sfn.DefinitionBody.fromChainable(new tasks.EcsRunTask(where, 'Run', {
-        cluster, taskDefinition: task, launchTarget: new tasks.EcsFargateLaunchTarget(), integrationPattern: sfn.IntegrationPattern.RUN_JOB,
+        cluster,
+        taskDefinition: task,
+        launchTarget: new tasks.EcsFargateLaunchTarget(),
+        integrationPattern: sfn.IntegrationPattern.RUN_JOB,
         subnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
       })),
     });

@@ -41,13 +41,13 @@ describe('grants on another account\'s file system warn like mounts do', () => {
     const stack = new Stack(new App(), 'Client', { env: ENV });
     const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });
     const ap = S3FilesAccessPoint.fromAccessPointAttributes(stack, 'Ap', { fileSystem: theirs(stack), accessPointId: 'fsap-0123456789abcdef0' });
-    ap.grant(role, 's3files:GetAccessPoint');
+    S3FilesAccessPointGrants.fromAccessPoint(ap).actions(role, 's3files:GetAccessPoint');
     const [apiOnly] = warningsOf(stack).filter((w) => w.includes('crossAccountFileSystem'));
     expect(apiOnly).toMatch(/s3files:GetAccessPoint is an API action on resources of account 222222222222/);
     expect(apiOnly).not.toMatch(/"Action"/);
     const both = new Stack(new App(), 'Both', { env: ENV });
     const apBoth = S3FilesAccessPoint.fromAccessPointAttributes(both, 'Ap', { fileSystem: theirs(both), accessPointId: 'fsap-0123456789abcdef0' });
-    apBoth.grant(new iam.Role(both, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }), 's3files:ClientMount', 's3files:GetAccessPoint');
+    S3FilesAccessPointGrants.fromAccessPoint(apBoth).actions(new iam.Role(both, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }), 's3files:ClientMount', 's3files:GetAccessPoint');
     const [mixed] = warningsOf(both).filter((w) => w.includes('crossAccountFileSystem'));
     expect(mixed).toMatch(/"Action":"s3files:ClientMount","Condition"/);
     expect(mixed).not.toMatch(/"Action":\["s3files:ClientMount","s3files:GetAccessPoint"\]/);

@@ -68,7 +68,9 @@ export function principalAccountOf(principal: iam.IPrincipal): string | undefine
   return literal(principal.principalAccount) ?? fromArn;
 }
 
-function warnNotGranted(scope: IConstruct, principal: iam.IPrincipal, dropped: iam.PolicyStatement[], purpose: string, policy?: iam.IResourceWithPolicy): void {
+function warnNotGranted(
+  scope: IConstruct, principal: iam.IPrincipal, dropped: iam.PolicyStatement[], purpose: string, policy?: iam.IResourceWithPolicy,
+): void {
   if (dropped.length === 0) return;
   const where = Construct.isConstruct(principal) ? principal.node.path : principal.toString();
   const stack = Stack.of(scope);
