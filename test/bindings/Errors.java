@@ -7,6 +7,7 @@ import io.github.cdks3files.lambda.LambdaMount;
 import io.github.cdks3files.lambda.LambdaMountOptions;
 import io.github.cdks3files.lambda.PosixUser;
 import io.github.cdks3files.lambda.S3FilesAccessPointOptions;
+import io.github.cdks3files.lambda.S3FilesClientAction;
 import io.github.cdks3files.lambda.S3FilesFileSystem;
 import io.github.cdks3files.lambda.S3FilesMountedFunction;
 import software.amazon.awscdk.App;
@@ -85,6 +86,19 @@ public class Errors {
             throw new AssertionError("expected one warning naming " + label + ", found " + warnings);
         }
         System.out.println("ok: warning: " + shown(warnings.get(0)));
+
+        // 4. The client actions as constants: the IAM action names as Java strings.
+        String[][] actions = {
+            {S3FilesClientAction.MOUNT, "s3files:ClientMount"},
+            {S3FilesClientAction.WRITE, "s3files:ClientWrite"},
+            {S3FilesClientAction.ROOT_ACCESS, "s3files:ClientRootAccess"},
+        };
+        for (String[] a : actions) {
+            if (!a[1].equals(a[0])) {
+                throw new AssertionError("S3FilesClientAction constant is " + a[0] + ", expected " + a[1]);
+            }
+            System.out.println("ok: S3FilesClientAction " + a[0]);
+        }
     }
 
     /** The start of a message and its spelling label, which ends it. */

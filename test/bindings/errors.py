@@ -25,6 +25,7 @@ from cdk_s3files_lambda import (
     S3FilesAccessPoint,
     S3FilesAccessPointBase,
     S3FilesAccessPointOptions,
+    S3FilesClientAction,
     S3FilesFileSystem,
     S3FilesFileSystemBase,
     S3FilesMonitoring,
@@ -253,6 +254,31 @@ refused(
     r'Errors/Fs: invalid grantee "Errors/Bucket": it is an AWS::S3::Bucket, not a principal\. Fix: pass an `iam\.IGrantable`.*'
     r"\(Python: iam\.Role\.from_role_arn\(\); ",
 )
+
+
+# 9. aws-efs's file system and access point where the library's go: the binding lets them through
+#    (same member names), and the library tells them apart by their L1 type.
+s, vpc = stack()
+efs_fs = efs.FileSystem(s, "Efs", vpc=vpc)
+refused(
+    lambda: S3FilesAccessPoint(s, "Ap", file_system=efs_fs, path="/x"),
+    r'invalid fileSystem "Errors/Efs": it is an Amazon EFS file system \(AWS::EFS::FileSystem\), not an S3 Files file system\..*'
+    r"\(Python: file_system, S3FilesFileSystem\.from_file_system_attributes\(\); ",
+)
+s, vpc = stack()
+efs_ap = efs.FileSystem(s, "Efs", vpc=vpc).add_access_point("EAp", path="/x")
+refused(
+    lambda: LambdaMount.on_function(lambda_.Function(s, "Fn", vpc=vpc, **FN), efs_ap),
+    r'invalid accessPoint "Errors/Efs/EAp": it is an Amazon EFS access point \(AWS::EFS::AccessPoint\), not an S3 Files access point\..*'
+    r"\(Python: access_point, S3FilesAccessPoint\.from_access_point_attributes\(\); ",
+)
+
+# 10. The client actions as constants: plain strings in Python, the IAM action names.
+for name, want in (("MOUNT", "s3files:ClientMount"), ("WRITE", "s3files:ClientWrite"), ("ROOT_ACCESS", "s3files:ClientRootAccess")):
+    got = getattr(S3FilesClientAction, name)
+    if got != want or not isinstance(got, str):
+        raise SystemExit(f"FAIL: S3FilesClientAction.{name} is {got!r}, expected {want!r}")
+    print(f"ok: S3FilesClientAction.{name} == {got!r}")
 
 
 # --- EKS: the refusals at synth, in Python's spelling ------------------------------------------

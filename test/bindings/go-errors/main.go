@@ -102,4 +102,19 @@ func main() {
 		fail("expected one warning naming %q, found %v", label, found)
 	}
 	fmt.Println("ok: warning:", found[0])
+
+	// 4. The client actions as constants: package-level functions returning the IAM action names.
+	for _, a := range []struct {
+		got  *string
+		want string
+	}{
+		{cdks3fileslambda.S3FilesClientAction_MOUNT(), "s3files:ClientMount"},
+		{cdks3fileslambda.S3FilesClientAction_WRITE(), "s3files:ClientWrite"},
+		{cdks3fileslambda.S3FilesClientAction_ROOT_ACCESS(), "s3files:ClientRootAccess"},
+	} {
+		if a.got == nil || *a.got != a.want {
+			fail("S3FilesClientAction constant is %v, expected %q", a.got, a.want)
+		}
+		fmt.Println("ok: S3FilesClientAction", *a.got)
+	}
 }
