@@ -133,7 +133,7 @@ python_docs() {
   "$work/venv/bin/python" - <<'PY'
 import cdk_s3files_lambda as m
 doc = m.S3FilesAccessPoint.__doc__ or ""
-assert "Example::" in doc and 'EcsMount.on_task_definition(task_definition, shared, container_path="/data", read_only=True)' in doc, doc
+assert "Example::" in doc and 'EcsMount.on_service(service, shared, container_path="/data", read_only=True)' in doc, doc
 print("S3FilesAccessPoint.__doc__ has its Python example")
 # The package description (PyPI, help()) is the README, its programs translated by rosetta.
 import importlib.metadata
@@ -177,7 +177,7 @@ java_docs() {
   local sources="$jar_dir/cdk-s3files-lambda-$lib_version-sources.jar"
   python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' \
     "$sources" io/github/cdks3files/lambda/S3FilesAccessPoint.java \
-    | grep -F 'EcsMount.onTaskDefinition(taskDefinition, shared, EcsMountOptions.builder().containerPath("/data").readOnly(true).build());'
+    | grep -F 'EcsMount.onService(service, shared, EcsMountOptions.builder().containerPath("/data").readOnly(true).build());'
   # The package javadoc is the README, its programs translated by rosetta: none left uncompiled.
   python3 - "$sources" <<'PY'
 import sys, zipfile
