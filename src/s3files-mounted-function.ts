@@ -259,7 +259,7 @@ function planMount(scope: Construct, id: string, props: S3FilesMountedFunctionPr
     vpc,
   }), ['vpc', 'bucket'], FILE_SYSTEM_OPTIONS);
   // Its mount targets' subnets are this construct's `s3FileSystemOptions.vpcSubnets`: the AZ check's fix names that.
-  if (!shared) note(fileSystem, SUBNETS_PROP, 's3FileSystemOptions.vpcSubnets');
+  if (!shared) note(fileSystem, SUBNETS_PROP, `the \`s3FileSystemOptions.vpcSubnets\` of ${path}, which created the file system`);
   // Beside the function, named after it: its logical id does not depend on the other functions
   // of a shared file system, and it lives in the function's stack.
   const accessPoint = props.accessPoint ?? asNestedProp('accessPointOptions', () => new S3FilesAccessPoint(scope, `${id}AccessPoint`, {

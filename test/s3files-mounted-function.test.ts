@@ -333,7 +333,7 @@ describe('S3FilesMountedFunction: AZ coverage', () => {
     const stack = newStack();
     const vpc = isolatedVpc(stack);
     expect(() => new S3FilesMountedFunction(stack, 'Fn', { ...FN, vpc, s3FileSystemOptions: { vpcSubnets: { subnets: [vpc.isolatedSubnets[0]] } } }))
-      .toThrow(/Fix: select subnets in AZ #1 only, or add those AZs to the file system's `s3FileSystemOptions\.vpcSubnets`.*Python: .*s3_file_system_options\.vpc_subnets/);
+      .toThrow(/Fix: select subnets in AZ #1 only, or add those AZs to the `s3FileSystemOptions\.vpcSubnets` of TestStack\/Fn, which created the file system.*Python: .*s3_file_system_options\.vpc_subnets/);
   });
 
   test('literal AZs are compared by name', () => {

@@ -166,7 +166,11 @@ export async function deleteRetained(
       const f = await s3files.send(new GetFileSystemCommand({ fileSystemId })).catch((e) => (errorName(e) === 'ResourceNotFoundException' ? undefined : Promise.reject(e)));
       if (f && f.status !== 'deleted') throw Object.assign(new Error(`status ${f.status}`), { name: 'StillDeleting' });
     }, (n) => n === 'StillDeleting', 30);
-    emptied = await emptyBucket(s3, bucket);
+    // S3 refusing the emptying (AccessDenied, SlowDown past the SDK's retries) keeps the bucket and
+    // says so; it is not the file system's error model, which the calls around it test.
+    emptied = await emptyBucket(s3, bucket).catch((e) => ({
+      deleted: 0, notDeleted: [{ key: '*', code: errorName(e), message: `emptying the bucket stopped: ${(e as Error).message?.slice(0, 200)}` }],
+    }));
     if (emptied.notDeleted.length === 0) {
       await retry('DeleteBucket', () => s3.send(new DeleteBucketCommand({ Bucket: bucket })), (n) => n === 'BucketHasS3FileSystemAttached', 30);
     }
@@ -205,6 +209,10 @@ export interface EmptyBucketResult {
 
 /** The report's line for a bucket kept because of `notDeleted` (keys as JSON strings, so a `\r` shows). */
 export function keptBucketMessage(bucket: string, notDeleted: readonly NotDeleted[]): string {
+  // The emptying itself failed (key '*'): no version to name.
+  if (notDeleted.length === 1 && notDeleted[0].key === '*') {
+    return `bucket ${bucket} kept: ${notDeleted[0].code}, ${notDeleted[0].message}. Remove the cause, empty it (every object version) and delete it.`;
+  }
   const shown = notDeleted.slice(0, 20).map((n) => `${JSON.stringify(n.key)}${n.versionId ? ` (version ${n.versionId})` : ''}: ${n.code} ${n.message}`);
   const more = notDeleted.length > shown.length ? `; and ${notDeleted.length - shown.length} more (report.json)` : '';
   return `bucket ${bucket} kept: ${notDeleted.length} object version${notDeleted.length === 1 ? '' : 's'} could not be deleted: ${shown.join('; ')}${more}. `
@@ -241,16 +249,20 @@ async function listAllVersions(s3: S3Client, bucket: string): Promise<Version[]>
  * removed nothing (no version the previous pass deleted is gone), and then returns what is still
  * listed, each with the error S3 gave for it or as a delete accepted that removed nothing.
  */
-export async function emptyBucket(s3: S3Client, bucket: string): Promise<EmptyBucketResult> {
+export async function emptyBucket(s3: S3Client, bucket: string, maxPasses = 20): Promise<EmptyBucketResult> {
   let deleted = 0;
   let attempted: Set<string> | undefined;
   let refused: NotDeleted[] = [];
-  for (;;) {
+  for (let pass = 0; ; pass++) {
     const listed = await listAllVersions(s3, bucket);
     const ids = new Set(listed.map(versionIdOf));
     const gone = attempted ? [...attempted].filter((id) => !ids.has(id)).length : 0;
     deleted += gone;
     if (listed.length === 0) return { deleted, notDeleted: [] };
+    // Each pass removed something, yet versions keep coming: something still writes to the bucket.
+    if (pass >= maxPasses) {
+      return { deleted, notDeleted: listed.map((v) => ({ key: v.Key, versionId: v.VersionId, code: 'StillWritten', message: `still listed after ${maxPasses} passes that each removed versions` })) };
+    }
     if (attempted && gone === 0) {
       // An error names its version by id when S3 gives one (it does); else by key, which came back
       // through XML 1.0 unencoded: its parser reads a carriage return (or CR LF) as a line feed.

@@ -43,6 +43,7 @@ export class AgentCoreMount {
    * @param options where and how to mount
    */
   public static onRuntime(runtime: agentcore.Runtime, accessPoint: IS3FilesAccessPoint, options: AgentCoreMountOptions = {}): void {
+    options = options ?? {}; // JavaScript may pass null
     checkShape('runtime', runtime, 'AgentCoreMount.onRuntime()', 'runtime', true);
     requireAccessPoint(accessPoint, runtime, 'accessPoint');
     const cfn = runtime.node.defaultChild as agentcore.CfnRuntime;

@@ -68,6 +68,7 @@ export class BatchMount {
    * @returns the volume name
    */
   public static onJobDefinition(jobDefinition: batch.EcsJobDefinition, accessPoint: IS3FilesAccessPoint, options: BatchMountOptions = {}): string {
+    options = options ?? {}; // JavaScript may pass null
     checkShape('jobDefinition', jobDefinition, 'BatchMount.onJobDefinition()', 'jobDefinition', true);
     requireAccessPoint(accessPoint, jobDefinition, 'accessPoint');
     checkShape('computeEnvironment', options.computeEnvironment, jobDefinition, 'computeEnvironment');

@@ -65,6 +65,7 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onTaskDefinition(taskDefinition: ecs.TaskDefinition, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    options = options ?? {}; // JavaScript may pass null
     checkShape('taskDefinition', taskDefinition, 'EcsMount.onTaskDefinition()', 'taskDefinition', true);
     requireAccessPoint(accessPoint, taskDefinition, 'accessPoint');
     checkShapes('container', options.containers, taskDefinition, 'containers');
@@ -110,7 +111,13 @@ export class EcsMount {
       addMountPoint(taskDefinition, container.node.path, container.mountPoints,
         { sourceVolume: name, containerPath, readOnly: options.readOnly ?? false }, (m) => container.addMountPoints(m));
       // A change of what the mount may do makes a new revision: a service replaces its tasks, which mount anew.
-      container.addDockerLabel(`cdk-s3files-lambda.client-actions.${name}`, clientActionsLabel(options));
+      // The label holds what every mount of the volume in this container may do (the union of the calls).
+      const label = `cdk-s3files-lambda.client-actions.${name}`;
+      const mounts = stateOf(container, 'cdk-s3files-lambda.ClientActions', () => new Map<string, { readOnly: boolean; rootAccess: boolean }>());
+      const before = mounts.get(label);
+      const union = { readOnly: (before?.readOnly ?? true) && !!options.readOnly, rootAccess: !!before?.rootAccess || !!options.rootAccess };
+      mounts.set(label, union);
+      container.addDockerLabel(label, clientActionsLabel(union));
     }
     launchersChecked(taskDefinition);
     // Every service and task that uses this task definition references it, so they start only once
@@ -139,13 +146,14 @@ export class EcsMount {
    * @returns the volume name
    */
   public static onService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: EcsMountOptions = {}): string {
+    options = options ?? {}; // JavaScript may pass null
     checkShape('service', service, 'EcsMount.onService()', 'service', true);
     markEcsServiceMount(service);
     requireAccessPoint(accessPoint, service, 'accessPoint');
     // A service of a task definition mounted earlier mounts what that call mounted, not a second default
     // mount point (read-write at '/mnt/s3files') beside it.
     const earlier = findState<Map<string, EcsMountOptions>>(service.taskDefinition, 'cdk-s3files-lambda.MountOptions')?.get(accessPoint.node.path);
-    const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as EcsMountOptions;
+    const given = Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined && v !== null)) as EcsMountOptions;
     options = { ...earlier, ...given };
     const name = EcsMount.onTaskDefinition(service.taskDefinition, accessPoint, options);
     const cfn = service.node.defaultChild as ecs.CfnService;

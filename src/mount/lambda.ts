@@ -59,6 +59,7 @@ export class LambdaMount {
    * @param options where and how to mount
    */
   public static onFunction(fn: lambda.Function, accessPoint: IS3FilesAccessPoint, options: LambdaMountOptions = {}): void {
+    options = options ?? {}; // JavaScript may pass null
     checkShape('lambdaFunction', fn, 'LambdaMount.onFunction()', 'fn', true);
     requireAccessPoint(accessPoint, fn, 'accessPoint');
     checkShape('directS3Read', options.directS3Read, fn, 'directS3Read');

@@ -1,4 +1,4 @@
-import { App, Size, Stack } from 'aws-cdk-lib';
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -6,8 +6,13 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { EcsMount, LambdaMount, S3FilesFileSystem } from '../../src';
@@ -80,6 +85,32 @@ describe('a task definition the library mounted, launched around it', () => {
     expect(JSON.stringify(found[0].entry.data)).toMatch(new RegExp(`${where.stackName}/Flow/Resource launches tasks of S/Task`));
   });
 
+  test('an EventBridge rule and a schedule in another stack (they import the ARN) are named; things that only mention the family are not', () => {
+    const { stack, accessPoint, cluster, vpc } = setup();
+    const task = new ecs.FargateTaskDefinition(stack, 'Web', { family: 'web' });
+    task.addContainer('app', { image: IMAGE });
+    EcsMount.onTaskDefinition(task, accessPoint);
+    const other = new Stack(stack.node.root as App, 'Other', { env: { account: '111111111111', region: 'us-east-1' } });
+    new events.Rule(other, 'Nightly', {
+      schedule: events.Schedule.cron({ hour: '3', minute: '0' }),
+      targets: [new eventsTargets.EcsTask({ cluster, taskDefinition: task, subnetSelection: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } })],
+    });
+    new scheduler.Schedule(other, 'Hourly', {
+      schedule: scheduler.ScheduleExpression.rate(Duration.hours(1)),
+      target: new schedulerTargets.EcsRunFargateTask(cluster, { taskDefinition: task, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } }),
+    });
+    // launching nothing: a log group, a parameter, a rule that only watches the family's events
+    new logs.LogGroup(stack, 'Logs', { logGroupName: '/ecs/web' });
+    new ssm.StringParameter(stack, 'Param', { stringValue: 'web' });
+    new events.Rule(other, 'Watch', { eventPattern: { source: ['aws.ecs'], detail: { group: ['family:web'] } } });
+    void vpc;
+    const found = Annotations.fromStack(stack).findWarning('/S/Web', Match.stringLikeRegexp('ecsTaskLaunchedElsewhere'));
+    expect(found).toHaveLength(1);
+    const text = JSON.stringify(found[0].entry.data);
+    expect(text).toMatch(/Other\/Nightly\/Resource, Other\/Hourly\/Resource launch tasks of S\/Web/);
+    expect(text).not.toMatch(/Logs|Param|Watch/);
+  });
+
   test('a state machine that only mentions a longer family containing this one is not named', () => {
     const { stack, accessPoint, cluster, task } = setup();
     EcsMount.onTaskDefinition(task, accessPoint);
@@ -141,6 +172,27 @@ describe('aws-cdk-lib\'s lambda.FileSystem given the library\'s access point or 
     const fn = new lambda.Function(stack, 'Fn', { ...FN, vpc });
     (fn.node.defaultChild as lambda.CfnFunction).addPropertyOverride('FileSystemConfigs', [{ Arn: accessPoint.accessPointArn, LocalMountPath: '/mnt/data' }]);
     expect(synth(stack)).toThrow(/S\/Fn: invalid `filesystem`: it mounts the S3 Files access point S\/Files\/Data through `addPropertyOverride\('FileSystemConfigs', …\)`, which grants the function's role nothing/);
+  });
+
+  test('an override of one entry\'s field: the library\'s access point is refused; an EFS one beside the library is left alone (no crash)', () => {
+    const { stack, vpc, accessPoint } = setup();
+    const efsArn = 'arn:aws:elasticfilesystem:us-east-1:111111111111:access-point/fsap-0123456789abcdef0';
+    const plainEfs = new lambda.Function(stack, 'PlainEfs', { ...FN, vpc });
+    (plainEfs.node.defaultChild as lambda.CfnFunction).addPropertyOverride('FileSystemConfigs.0.Arn', efsArn);
+    (plainEfs.node.defaultChild as lambda.CfnFunction).addPropertyOverride('FileSystemConfigs.0.LocalMountPath', '/mnt/efs');
+    expect(synth(stack)).not.toThrow();
+    const { stack: s2, vpc: v2, accessPoint: ap2 } = setup();
+    const ours = new lambda.Function(s2, 'Ours', { ...FN, vpc: v2 });
+    (ours.node.defaultChild as lambda.CfnFunction).addPropertyOverride('FileSystemConfigs.0.Arn', ap2.accessPointArn);
+    expect(synth(s2)).toThrow(/S\/Ours: invalid `filesystem`: it mounts the S3 Files access point S\/Files\/Data through `addPropertyOverride/);
+    // an L1 value naming EFS, then an override putting the library's access point in its place
+    const { stack: s3, vpc: v3, accessPoint: ap3 } = setup();
+    const swapped = new lambda.Function(s3, 'Swapped', { ...FN, vpc: v3 });
+    const cfn = swapped.node.defaultChild as lambda.CfnFunction;
+    cfn.fileSystemConfigs = [{ arn: efsArn, localMountPath: '/mnt/efs' }];
+    cfn.addPropertyOverride('FileSystemConfigs.0.Arn', ap3.accessPointArn);
+    expect(synth(s3)).toThrow(/S\/Swapped: invalid `filesystem`: it mounts the S3 Files access point S\/Files\/Data through `addPropertyOverride/);
+    void accessPoint;
   });
 
   test('LambdaMount.onFunction\'s own config passes', () => {

@@ -178,6 +178,24 @@ describe('EcsMount.onTaskDefinition', () => {
     expect(warnings(compute).join('\n')).not.toMatch(/readOnlySharedRole|role of its own/);
   });
 
+  test('the service first, then a read-only mount of the task definition: the docker label holds the union (a write still forces a new revision)', () => {
+    const { compute, accessPoint, taskDefinition, service } = storageAndCompute();
+    EcsMount.onService(service, accessPoint);
+    EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true, containerPath: '/data' });
+    const [, task] = only(Template.fromStack(compute), 'AWS::ECS::TaskDefinition');
+    expect(Object.values(task.Properties.ContainerDefinitions[0].DockerLabels)).toEqual(['ClientMount,ClientWrite']);
+  });
+
+  test('JavaScript nulls: null options mount with the defaults; null fields keep the task definition\'s', () => {
+    const { compute, accessPoint, taskDefinition, service } = storageAndCompute();
+    EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true, containerPath: '/data' });
+    EcsMount.onService(service, accessPoint, { readOnly: null, containerPath: null } as any);
+    const [, task] = only(Template.fromStack(compute), 'AWS::ECS::TaskDefinition');
+    expect(task.Properties.ContainerDefinitions[0].MountPoints).toEqual([expect.objectContaining({ ContainerPath: '/data', ReadOnly: true })]);
+    const other = storageAndCompute();
+    expect(() => EcsMount.onService(other.service, other.accessPoint, null as any)).not.toThrow();
+  });
+
   test('options given as undefined (as the bindings pass unset ones) keep the task definition\'s; one given overrides it', () => {
     const { compute, accessPoint, taskDefinition, service } = storageAndCompute();
     EcsMount.onTaskDefinition(taskDefinition, accessPoint, { readOnly: true, containerPath: '/data' });

@@ -208,7 +208,7 @@ test('40.6 a node group in an AZ without a mount target: the error names the nod
   expect(() => Template.fromStack(stack)).toThrow(
     'S/Cluster/NodegroupWide: invalid subnets ["S/Vpc/PrivateSubnet3"]: node group S/Cluster/NodegroupWide has subnets in dummy1c, where S/Files has no mount target (it has mount '
     + 'targets in dummy1a, dummy1b), and a pod on a node there cannot mount. Fix: give node group S/Cluster/NodegroupWide subnets in dummy1a, dummy1b only, or add those AZs to the '
-    + 'file system\'s `vpcSubnets`.');
+    + '`vpcSubnets` of S/Files.');
 });
 
 describe('40.7 aws-eks-v2', () => {

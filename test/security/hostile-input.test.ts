@@ -136,7 +136,7 @@ const REJECTED: Record<string, Rejected> = {
       return mounted(s, { s3FileSystem: files });
     },
     prop: /Hostile\/Fn: invalid vpcSubnets "[a-z0-9-]+": Hostile\/OneAz has mount targets only in/,
-    fix: /select subnets in .* only, or add those AZs to the file system's `vpcSubnets`/,
+    fix: /select subnets in .* only, or add those AZs to the `vpcSubnets` of \S+/,
   },
   'a function with five security groups of its own': {
     build: (s) => {

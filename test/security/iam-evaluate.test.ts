@@ -576,6 +576,22 @@ describe('grants in any spelling IAM reads, and across accounts (issue 37, items
     expect(JSON.stringify(allows[0].Principal)).toContain(OTHER);
   });
 
+  test.each<[string, () => iam.IPrincipal]>([
+    ['an assumed-role session ARN', () => new iam.ArnPrincipal(`arn:aws:sts::${OTHER}:assumed-role/worker/session`)],
+    ['an ArnPrincipal with conditions', () => new iam.ArnPrincipal(otherRole).withConditions({ StringEquals: { 'aws:PrincipalTag/team': 'a' } })],
+    ['a CompositePrincipal of one account\'s ARNs', () => new iam.CompositePrincipal(new iam.ArnPrincipal(otherRole), new iam.ArnPrincipal(`arn:aws:iam::${OTHER}:role/other`))],
+  ])('%s of another account gets the Allow in the file-system policy', (_, principal) => {
+    const { fsPolicy } = app(({ team: ap }) => ap.grantRead(principal()));
+    const allows = list(fsPolicy.Statement).filter((x: Json) => x.Effect === 'Allow');
+    expect(allows).toHaveLength(1);
+    expect(JSON.stringify(allows[0].Principal)).toContain(OTHER);
+  });
+
+  test('a CompositePrincipal of two accounts\' ARNs, or of this account\'s, gets no Allow (no one account to compare)', () => {
+    const mixed = app(({ team: ap }) => ap.grantRead(new iam.CompositePrincipal(new iam.ArnPrincipal(otherRole), new iam.ArnPrincipal(`arn:aws:iam::${ACCOUNT}:role/mine`))));
+    expect(list(mixed.fsPolicy.Statement).filter((x: Json) => x.Effect === 'Allow')).toEqual([]);
+  });
+
   test('a role of a sibling environment-agnostic stack (its account a token) is not put in the file-system policy: no cycle', () => {
     const a = new App();
     const stack = new Stack(a, 'Storage');

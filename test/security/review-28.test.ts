@@ -37,6 +37,19 @@ describe('grants on another account\'s file system warn like mounts do', () => {
     expect(warningsOf(own).filter((w) => /crossAccountFileSystem|fileSystemAccountUnchecked/.test(w))).toEqual([]);
   });
 
+  test('a named role of another account granted on this app\'s file system: the grant adds the owner\'s Allow, so no warning asks the owner for it', () => {
+    const app = new App();
+    const storage = new Stack(app, 'Storage', { env: ENV });
+    const vpc = new ec2.Vpc(storage, 'Vpc', { natGateways: 0, subnetConfiguration: [{ name: 'I', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const ap = new S3FilesFileSystem(storage, 'Files', { vpc }).addAccessPoint('Ap', { path: '/x' });
+    const client = new Stack(app, 'Client', { env: { account: '222222222222', region: 'us-east-1' } });
+    ap.grantRead(new iam.Role(client, 'R', { roleName: 'my-role', assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') }));
+    app.synth();
+    const [policy] = Object.values(Template.fromStack(storage).findResources('AWS::S3Files::FileSystemPolicy')) as any[];
+    expect(JSON.stringify(policy.Properties.Policy.Statement.filter((x: any) => x.Effect === 'Allow'))).toContain('222222222222');
+    expect(warningsOf(client).filter((w) => w.includes('crossAccountFileSystem'))).toEqual([]);
+  });
+
   test('an API action (GetAccessPoint) gets no owner statement with the client condition key (it would not match); a client action beside it does', () => {
     const stack = new Stack(new App(), 'Client', { env: ENV });
     const role = new iam.Role(stack, 'Worker', { assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com') });

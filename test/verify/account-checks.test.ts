@@ -155,6 +155,39 @@ describe('the verify run empties the retained bucket: keys url-encoded, refusals
     await expect(direct.send(new HeadBucketCommand({ Bucket: bucket }))).resolves.toBeDefined();
   }, 60_000);
 
+  test('deleteRetained keeps a bucket S3 refuses to list, says so, and does not report it as the service\'s error model refuted', async () => {
+    const { bucket } = await retainedBucket();
+    endpoint.setFileSystem('fs-0000000000000000c', perCall('available'), `arn:aws:s3:::${bucket}`);
+    const refuse = (r: { bucket: string; method: string; query: URLSearchParams }) => (r.bucket === bucket && r.method === 'GET' && r.query.has('versions')
+      ? { error: { status: 403, code: 'AccessDenied', message: 'Access Denied' } } : undefined);
+    proxy.hooks.push(refuse);
+    try {
+      const cleanup = await guarded(proxy.url, (s3) => deleteRetained(s3, files, 'fs-0000000000000000c', bucket, () => undefined));
+      expect(cleanup.kept).toMatch(new RegExp(`^bucket ${bucket} kept: AccessDenied, emptying the bucket stopped: .*Remove the cause, empty it \\(every object version\\) and delete it\\.$`));
+      expect(cleanup.outcome).toMatchObject({ id: 'service.errors-as-modelled', status: 'not run' });
+      await expect(direct.send(new HeadBucketCommand({ Bucket: bucket }))).resolves.toBeDefined();
+    } finally {
+      proxy.hooks.splice(proxy.hooks.indexOf(refuse), 1);
+    }
+  }, 60_000);
+
+  test('a bucket that never empties (each pass removes versions, new ones keep coming) ends after the pass limit, naming what is still there', async () => {
+    const { bucket } = await retainedBucket();
+    let writes = 0;
+    const writer = async (r: { bucket: string; method: string; query: URLSearchParams }) => {
+      if (r.bucket === bucket && r.method === 'POST' && r.query.has('delete')) await direct.send(new PutObjectCommand({ Bucket: bucket, Key: `retain/new-${++writes}.txt`, Body: 'x' }));
+      return undefined;
+    };
+    proxy.hooks.push(writer);
+    try {
+      const result = await guarded(proxy.url, (s3) => emptyBucket(s3, bucket, 3));
+      expect(result.notDeleted.length).toBeGreaterThan(0);
+      expect(result.notDeleted[0]).toMatchObject({ code: 'StillWritten', message: 'still listed after 3 passes that each removed versions' });
+    } finally {
+      proxy.hooks.splice(proxy.hooks.indexOf(writer), 1);
+    }
+  }, 60_000);
+
   test('deleteRetained empties and deletes a bucket it can empty, keys with a carriage return included', async () => {
     const { bucket } = await retainedBucket();
     endpoint.setFileSystem('fs-0000000000000000b', perCall('available'), `arn:aws:s3:::${bucket}`);

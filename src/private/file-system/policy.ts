@@ -55,6 +55,8 @@ export function validatePolicySize(fileSystem: IConstruct, policy: iam.PolicyDoc
   const stack = Stack.of(fileSystem);
   const chars = estimatePolicyCharacters(stack.resolve(policy), stack);
   if (chars <= MAX_FILE_SYSTEM_POLICY_CHARS) return [];
-  return [`${fileSystem.node.path}: invalid file system policy: with the statements added by addToResourcePolicy it is about ${chars} characters long, and S3 Files accepts at `
-    + `most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements (one statement can list many principals) or grant through identity policies (the library's grants) instead.`];
+  return [`${fileSystem.node.path}: invalid file system policy: with the statements added to it (by addToResourcePolicy, and by grants to principals of other accounts, `
+    + `one statement per grant) it is about ${chars} characters long, and S3 Files accepts at most ${MAX_FILE_SYSTEM_POLICY_CHARS}. Fix: merge statements `
+    + '(one statement can list many principals: add it with addToResourcePolicy instead of many grants), grant another account as a whole (`iam.AccountPrincipal`) '
+    + 'rather than role by role, or, within this account, grant through identity policies (the library\'s grants to roles of this account add nothing here).'];
 }

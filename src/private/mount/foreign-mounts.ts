@@ -1,4 +1,4 @@
-import { CfnResource, Stack, Token } from 'aws-cdk-lib';
+import { CfnOutput, CfnResource, Stack, Token } from 'aws-cdk-lib';
 import * as batch from 'aws-cdk-lib/aws-batch';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,8 +13,16 @@ import { spelled } from '../messages';
 // launches. Each is found at synth, across the app, and named with its fix.
 
 const LAMBDA_MOUNT = 'cdk-s3files-lambda.LambdaMount';
-/** Resource types that launch ECS tasks from another stack, naming the task definition by its family or ARN. */
-const LAUNCHERS = new Set(['AWS::StepFunctions::StateMachine', 'AWS::Events::Rule', 'AWS::Scheduler::Schedule', 'AWS::Pipes::Pipe']);
+/**
+ * Resource types that launch ECS tasks, and the properties that name what they launch: by the task
+ * definition's family (Step Functions' EcsRunTask) or its ARN (a `Ref`, or an import of it from another stack).
+ */
+const LAUNCHERS: Record<string, string[]> = {
+  'AWS::StepFunctions::StateMachine': ['DefinitionString', 'Definition'],
+  'AWS::Events::Rule': ['Targets'],
+  'AWS::Scheduler::Schedule': ['Target'],
+  'AWS::Pipes::Pipe': ['Target', 'TargetParameters'],
+};
 const ECS_SERVICE_MOUNT = 'cdk-s3files-lambda.ServiceMount';
 
 /** Records that LambdaMount set the function's file system config (the one Lambda allows). */
@@ -39,10 +47,10 @@ export function lambdaMountsAroundTheLibrary(accessPoint: IConstruct & { readonl
   return accessPoint.node.root.node.findAll().filter((c): c is lambda.CfnFunction => c instanceof lambda.CfnFunction).flatMap((fn) => {
     if (isMarked(fn, LAMBDA_MOUNT)) return [];
     const stack = Stack.of(fn);
-    // Set through the L1, or with addPropertyOverride (CloudFormation's casing).
-    const configs = stack.resolve(fn.fileSystemConfigs ?? propertyOverride(fn, 'FileSystemConfigs')) as Array<{ arn?: unknown; Arn?: unknown }> | undefined;
-    if (!(configs ?? []).some((c) => same(stack, c.arn ?? c.Arn, accessPoint.accessPointArn))) return [];
-    const overridden = fn.fileSystemConfigs === undefined;
+    // Set through the L1, or with addPropertyOverride (whole, or one entry's field: then only the rendering shows it).
+    const overridden = propertyOverride(fn, 'FileSystemConfigs') !== undefined;
+    const configs = overridden ? renderedProperties(fn).FileSystemConfigs : stack.resolve(fn.fileSystemConfigs);
+    if (configs === undefined || !JSON.stringify(configs).includes(JSON.stringify(stack.resolve(accessPoint.accessPointArn)))) return [];
     const efs = !overridden && grantedActions(fn).some((a) => a.startsWith('elasticfilesystem:'));
     const call = overridden ? '`addPropertyOverride(\'FileSystemConfigs\', …)`'
       : efs ? '`lambda.FileSystem.fromEfsAccessPoint()`' : '`lambda.FileSystem.fromS3FilesAccessPoint()` on its CfnAccessPoint';
@@ -107,7 +115,12 @@ export function unmountedLaunchers(taskDefinition: ecs.TaskDefinition): { errors
   // A state machine's EcsRunTask names the family as a literal, in any stack: found by it, as a whole word.
   const family = Token.isUnresolved(taskDefinition.family) ? undefined
     : new RegExp(`(^|[^A-Za-z0-9_-])${taskDefinition.family.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`);
-  const ref = JSON.stringify({ Ref: Stack.of(cfn).resolve(cfn.logicalId) });
+  const home = Stack.of(cfn);
+  const ref = JSON.stringify({ Ref: home.resolve(cfn.logicalId) });
+  // Another stack names the ARN through an import of the export aws-cdk-lib made for it (at synth, before validation).
+  const imports = home.node.findAll()
+    .filter((o): o is CfnOutput => o instanceof CfnOutput && o.exportName !== undefined && same(home, o.value, { Ref: home.resolve(cfn.logicalId) }))
+    .map((o) => JSON.stringify({ 'Fn::ImportValue': home.resolve(o.exportName) }));
   for (const c of taskDefinition.node.root.node.findAll()) {
     if (c instanceof ecs.BaseService) {
       if (c.taskDefinition === taskDefinition && !isMarked(c, ECS_SERVICE_MOUNT)) {
@@ -116,11 +129,11 @@ export function unmountedLaunchers(taskDefinition: ecs.TaskDefinition): { errors
           + 'Fix: call `EcsMount.onService(service, accessPoint)` with the same access point (it keeps the options `onTaskDefinition()` was given, lets the tasks in over NFS, '
           + 'checks their AZs and waits for the mount targets).'));
       }
-    } else if (c instanceof CfnResource && (Stack.of(c) === Stack.of(cfn) || LAUNCHERS.has(c.cfnResourceType))
-      // A policy that lets something run the task (ecs:RunTask on its ARN) names it too, and launches nothing.
-      && !(c instanceof ecs.CfnTaskDefinition) && !(c instanceof ecs.CfnService) && !c.cfnResourceType.startsWith('AWS::IAM::')) {
-      const rendered = JSON.stringify(renderedProperties(c) ?? {});
-      if ((Stack.of(c) === Stack.of(cfn) && rendered.includes(ref)) || family?.test(rendered)) others.push(c.node.path);
+    } else if (c instanceof CfnResource && LAUNCHERS[c.cfnResourceType]) {
+      const properties = renderedProperties(c);
+      const named = JSON.stringify(LAUNCHERS[c.cfnResourceType].map((p) => properties[p] ?? null));
+      const names = Stack.of(c) === home ? named.includes(ref) : imports.some((i) => named.includes(i));
+      if (names || family?.test(named)) others.push(c.node.path);
     }
   }
   return { errors, others };

@@ -53,7 +53,7 @@ export function grantScoped(
  * account). Not when the principal's account is a token: a role of a sibling stack in the policy
  * would make the storage stack depend on its clients' stack, a cycle.
  */
-function crossAccountPolicy(principal: iam.IPrincipal, fileSystem: unknown): iam.IResourceWithPolicy | undefined {
+export function crossAccountPolicy(principal: iam.IPrincipal, fileSystem: unknown): iam.IResourceWithPolicy | undefined {
   const owner = fileSystem as Partial<iam.IResourceWithPolicy> | undefined;
   const account = principalAccountOf(principal);
   if (typeof owner?.addToResourcePolicy !== 'function' || !owner.env || account === undefined) return undefined;
@@ -61,11 +61,22 @@ function crossAccountPolicy(principal: iam.IPrincipal, fileSystem: unknown): iam
   return comparison === TokenComparison.DIFFERENT || comparison === TokenComparison.ONE_UNRESOLVED ? owner as iam.IResourceWithPolicy : undefined;
 }
 
-/** The principal's account when it is literal: `principalAccount`, or the account an ARN principal's ARN names. */
+/**
+ * The principal's account when it is literal: `principalAccount`, or else the one account every ARN
+ * of its policy fragment names (an `ArnPrincipal` of a role, user, root or assumed-role session, and
+ * wrappers such as `PrincipalWithConditions` or a `CompositePrincipal` of one account's ARNs).
+ */
 export function principalAccountOf(principal: iam.IPrincipal): string | undefined {
-  const arn = (principal as { readonly arn?: unknown }).arn;
-  const fromArn = typeof arn === 'string' && !Token.isUnresolved(arn) ? /^arn:[^:]+:iam::(\d{12}):/.exec(arn)?.[1] : undefined;
-  return literal(principal.principalAccount) ?? fromArn;
+  const account = literal(principal.principalAccount);
+  if (account !== undefined) return account;
+  let arns: unknown[];
+  try {
+    arns = [principal.policyFragment.principalJson.AWS ?? []].flat();
+  } catch {
+    return undefined; // a fragment aws-cdk-lib refuses to render (a composite with conditions)
+  }
+  const accounts = new Set(arns.map((a) => (typeof a === 'string' && !Token.isUnresolved(a) ? /^arn:[^:]+:(?:iam|sts)::(\d{12}):/.exec(a)?.[1] : undefined)));
+  return accounts.size === 1 ? [...accounts][0] : undefined;
 }
 
 function warnNotGranted(
@@ -356,10 +367,13 @@ export function checkClientAccount(
   // would not match, so those actions are named instead, without a statement.
   const client = actions.filter((a) => /^s3files:client/i.test(a));
   const api = actions.filter((a) => !/^s3files:client/i.test(a));
+  // The file system is this app's and the grant put the owner's Allow in its policy: nothing for the owner to add.
+  const ownerSideAdded = crossAccountPolicy(grantee.grantPrincipal, fs) !== undefined;
   const apiNote = api.length === 0 ? '' : `${api.join(', ')} ${api.length > 1 ? 'are API actions' : 'is an API action'} on resources of account ${owner}, `
     + 'and the file-system policy is documented for the client actions only (S3 Files user guide, "How S3 Files works with IAM"), so no statement of the owner\'s '
     + 'is given for them: until such access is documented, a role of that account makes those calls. ';
-  if (client.length === 0) {
+  if (ownerSideAdded && api.length === 0) return;
+  if (client.length === 0 || ownerSideAdded) {
     warn(scope, 'crossAccountFileSystem', `${fs.node.path} is in account ${owner} (its ARN) and ${what} in ${stack.account}: ${apiNote.trim()}`);
     return;
   }

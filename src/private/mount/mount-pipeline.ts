@@ -260,12 +260,12 @@ function checkAccessPointStack(scope: IConstruct, accessPoint: IS3FilesAccessPoi
     + 'Create the access point in the stack of its clients (the file system can stay where it is), or follow the two deployments in docs/lifecycle.md, "Lifecycle".');
 }
 
-/** The key under which a file system keeps the prop its subnets were given by (the L3's `s3FileSystemOptions.vpcSubnets`). */
+/** The key under which a file system keeps where its subnets are set when not its own `vpcSubnets` (the L3's `s3FileSystemOptions.vpcSubnets`). */
 export const SUBNETS_PROP = 'cdk-s3files-lambda.SubnetsProp';
 
 /** The fix's second half: a file system of this app can get mount targets in more AZs, by the prop its creator set. */
 function moreAzsFix(fs: IS3FilesFileSystem): string {
-  return registryOf(fs) ? `, or add those AZs to the file system's \`${noteOf(fs, SUBNETS_PROP) ?? 'vpcSubnets'}\`` : '';
+  return registryOf(fs) ? `, or add those AZs to ${noteOf(fs, SUBNETS_PROP) ?? `the \`vpcSubnets\` of ${fs.node.path}`}` : '';
 }
 
 /**
