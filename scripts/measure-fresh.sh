@@ -18,6 +18,10 @@ trap cleanup EXIT
 git clone -q "$root" "$scratch/main"
 [[ -d "$root/../shared" ]] && cp -r "$root/../shared" "$scratch/shared"
 mkdir -p "$scratch"/{npm,pip,go-build,go-mod,gopath,m2,node,tmp,home}
+# As on a fresh machine: the temp directory is /tmp-like and the Node.js runtimes readable by every
+# user (tests run handlers as the access point's uid 1000); mktemp made the scratch directory private.
+chmod 755 "$scratch" "$scratch/node"
+chmod 1777 "$scratch/tmp"
 cd "$scratch/main"
 TIMEFORMAT='%R %U %S'
 { time env \

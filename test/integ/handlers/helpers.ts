@@ -86,6 +86,9 @@ export class AccessPointUser {
       timeout: 60_000,
       env: { PATH: process.env.PATH, MOUNT_PATH: mountPath, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
     });
+    if (r.error) {
+      throw new Error(`could not start ${process.execPath} as uid 1000 (${r.error.message}): that user must be able to reach the Node.js binary and ${tmpdir()}`);
+    }
     const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT:'));
     return { status: r.status, result: line ? JSON.parse(line.slice('RESULT:'.length)) : undefined, stdout: r.stdout, stderr: r.stderr };
   }
