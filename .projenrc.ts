@@ -375,7 +375,7 @@ project.addTask('bench:local', {
   steps: [{ spawn: 'setup:python' }, { spawn: 'bundle' }, { exec: `${tsNode} benchmarks/bench-local.ts`, receiveArgs: true }],
 });
 project.addTask('bench', {
-  description: 'The whole benchmark suite side by side (synth, templates, bundles, deploy wait, handlers); writes the measurements to benchmarks/results.json and renders benchmarks/RESULTS.md and benchmarks/handlers.svg from them (~11 min, --quick ~3 min; --only <sections>, --format-only)',
+  description: 'The whole benchmark suite side by side (synth, its CPU profile, templates, bundles, deploy wait, handlers); writes the measurements to benchmarks/results.json and renders benchmarks/RESULTS.md and benchmarks/handlers.svg from them (~11 min, --quick ~3 min; --only <sections>, --format-only)',
   steps: [{ spawn: 'setup:python' }, { spawn: 'bundle' }, { exec: `${tsNode} benchmarks/run-all.ts`, receiveArgs: true }],
 });
 

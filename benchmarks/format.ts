@@ -6,6 +6,7 @@
  *   npx ts-node --project test/tsconfig.json benchmarks/run-all.ts --format-only   # re-render
  */
 import { groupedBarChartSvg } from './chart';
+import { profileSection } from './profile';
 import type {
   BenchResults, BundleResults, DeployWaitResults, Distribution, HandlerResults, HandlerSize, SweepResults, SynthResults,
   TemplateResults, TemplateSide,
@@ -457,6 +458,7 @@ export function formatResults(r: BenchResults): string {
     header(r),
     summary(r),
     synthSection(r.synth, r.earlierRuns),
+    ...(r.profile ? [profileSection(r.profile)] : []),
     templateSection(r.templates, r.run.awsCdkLib),
     bundleSection(r.bundles),
     deployWaitSection(r.deployWait),

@@ -3,6 +3,7 @@
  * format.ts renders into benchmarks/RESULTS.md. Values are as measured, unrounded: every ratio,
  * fit and rate in RESULTS.md is computed from them by the formatter.
  */
+import type { ProfileResults } from './profile';
 import type { Summary } from '../integ/handlers/shared/stats';
 
 /** min, p50, p90, p99, max and mean of one metric over the simulated deployments. */
@@ -207,6 +208,8 @@ export interface BenchResults {
   readonly deployWait: DeployWaitResults;
   readonly handlers: HandlerResults;
   readonly sweep: SweepResults;
+  /** Absent in runs recorded before the profile was taken. */
+  readonly profile?: ProfileResults;
   /** Oldest first. */
   readonly earlierRuns: EarlierRun[];
 }

@@ -1,5 +1,5 @@
 /**
- * The whole benchmark suite (issue 6) in one process, one run: synth, templates, bundles, deploy
+ * The whole benchmark suite (issue 6) in one process, one run: synth and its CPU profile, templates, bundles, deploy
  * wait, handlers, concurrency sweep. Writes the measurements to benchmarks/results.json, then
  * renders benchmarks/RESULTS.md and benchmarks/handlers.svg from that file (format.ts): the
  * rendered files are never edited by hand, and test/benchmarks.test.ts checks that they are what
@@ -25,6 +25,7 @@ import { ComparisonRow, concurrencySweep, startLocalBench } from './bench-local'
 import { BUNDLE_REPS, runBundleBenchmark } from './bundles';
 import { runDeployWait } from './deploy-wait';
 import { formatChart, formatResults } from './format';
+import { runProfile } from './profile-run';
 import type { BenchResults, EarlierRun, HandlerResults, HandlerSize, SweepResults, SynthResults, TemplateResults } from './results';
 import { largestThatFits, measureTemplates, runSynthBenchmark, SynthRow } from './synth';
 import { DEFAULT_CONCURRENCY } from '../integ/handlers/processor-s3files/index';
@@ -34,7 +35,7 @@ export const RESULTS_JSON = path.join(__dirname, 'results.json');
 export const RESULTS_MD = path.join(__dirname, 'RESULTS.md');
 export const HANDLERS_SVG = path.join(__dirname, 'handlers.svg');
 
-const SECTIONS = ['synth', 'templates', 'bundles', 'deployWait', 'handlers', 'sweep'] as const;
+const SECTIONS = ['synth', 'profile', 'templates', 'bundles', 'deployWait', 'handlers', 'sweep'] as const;
 type Section = typeof SECTIONS[number];
 
 function args() {
@@ -58,6 +59,8 @@ function args() {
 }
 
 const SYNTH_SIZES = [1, 10, 25, 50];
+/** The size the CPU profile is taken at (issue 38: where the library's time goes at 50 functions). */
+const PROFILE_FUNCTIONS = 50;
 /** The synth timings also at 200 functions (past one stack's 500 resources: the limit is lifted for it). */
 const SYNTH_TIMING_SIZES = [1, 10, 50, 200];
 const SWEEP_LEVELS = [1, 4, 16, 64];
@@ -154,6 +157,9 @@ async function measure(sections: readonly Section[], quick: boolean, synthReps: 
     const validated = await timed('synth, validated', durations, () => runSynthBenchmark(SYNTH_TIMING_SIZES, validatedReps, true));
     synth = synthResults(rows, synthReps, validated, validatedReps);
   }
+  const profile = wanted('profile')
+    ? await timed('profile', durations, () => runProfile(PROFILE_FUNCTIONS, quick ? 5 : 10))
+    : undefined;
   if (wanted('templates')) {
     // The sizes one stack holds (the timings also go past it).
     templates = await timed('templates', durations, () => templateResults(measureTemplates(SYNTH_SIZES)));
@@ -212,6 +218,7 @@ async function measure(sections: readonly Section[], quick: boolean, synthReps: 
       deployWait: deployWait!,
       handlers: handlers!,
       sweep: sweep!,
+      profile: profile!,
       earlierRuns: previous ? [...previous.earlierRuns, asEarlierRun(previous)] : [],
     };
   }
@@ -227,6 +234,7 @@ async function measure(sections: readonly Section[], quick: boolean, synthReps: 
     deployWait: mark(deployWait, previous.deployWait),
     handlers: mark(handlers, previous.handlers),
     sweep: mark(sweep, previous.sweep),
+    profile: profile ? { ...profile, measuredApart: apart } : previous.profile,
   };
 }
 

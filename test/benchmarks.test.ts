@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { formatChart, formatResults } from '../benchmarks/format';
+import { attribute, CpuProfile } from '../benchmarks/profile';
 import type { BenchResults, HandlerSize, TemplateRow } from '../benchmarks/results';
 
 // benchmarks/RESULTS.md and handlers.svg are rendered from benchmarks/results.json by the formatter
@@ -81,6 +82,7 @@ describe('the formatter', () => {
       about: undefined,
       templates: { ...r.templates, measuredApart: undefined },
       bundles: { ...r.bundles, measuredApart: undefined },
+      profile: { ...r.profile!, measuredApart: undefined },
       handlers: {
         ...r.handlers,
         sizes: r.handlers.sizes.map((s) => (s.phases ? { ...s, phases: withClaims } : s)),
@@ -110,4 +112,43 @@ test('docs/performance.md\'s bundle row is what results.json recorded, and the b
     if (!fs.existsSync(built)) continue;
     expect({ name: r.name, offBy1KiB: Math.abs(fs.statSync(built).size - r.bytes) > 1024 }).toEqual({ name: r.name, offBy1KiB: false });
   }
+});
+
+describe('benchmarks/profile.ts attributes each sample to the innermost library frame above it', () => {
+  const src = path.join(path.sep, 'repo', 'src');
+  const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+  // root → S3FilesMountedFunction (src) → acknowledge (src) → aws-cdk-lib → captureCallStack; root → app.synth (aws-cdk-lib); GC
+  const profile: CpuProfile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 6, 7] },
+      { id: 2, callFrame: frame('S3FilesMountedFunction', `file://${src}/s3files-mounted-function.ts`), children: [3] },
+      { id: 3, callFrame: frame('acknowledge', `file://${src}/private/nag.ts`), children: [4] },
+      { id: 4, callFrame: frame('recordAcknowledgment', '/repo/node_modules/aws-cdk-lib/core/lib/validation/validations.js'), children: [5] },
+      { id: 5, callFrame: frame('captureCallStack', '/repo/node_modules/aws-cdk-lib/core/lib/private/stack-trace.js') },
+      { id: 6, callFrame: frame('synth', '/repo/node_modules/aws-cdk-lib/core/lib/stage.js') },
+      { id: 7, callFrame: frame('(garbage collector)', '') },
+    ],
+    samples: [2, 4, 5, 5, 6, 6, 6, 7],
+    timeDeltas: [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000],
+  };
+
+  test('per synthesis: the innermost library frame takes the aws-cdk-lib work under it; stack traces and GC apart', () => {
+    // WHEN the 8 samples of 1 ms over 2 synthesizes are attributed
+    const a = attribute(profile, src, 2);
+    // THEN
+    expect(a.byLibraryFrame).toEqual([
+      { where: 'acknowledge (private/nag.ts)', ms: 1.5 },
+      { where: 'S3FilesMountedFunction (s3files-mounted-function.ts)', ms: 0.5 },
+    ]);
+    expect(a).toMatchObject({ sampledMs: 4, outsideMs: 2, stackTraceMs: 1, gcMs: 0.5 });
+  });
+
+  test('the recorded profile renders, its rows and the aws-cdk-lib remainder within what was sampled', () => {
+    const p = recorded().profile!;
+    const md = formatResults(recorded());
+    expect(md).toContain(`### Where the library's time goes (CPU profile, ${p.functions} functions)`);
+    const listed = p.library.byLibraryFrame.reduce((s, r) => s + r.ms, 0);
+    expect(listed + p.library.outsideMs).toBeLessThanOrEqual(p.library.sampledMs + 1e-9);
+    expect(p.library.byLibraryFrame.every((r, i, all) => i === 0 || all[i - 1].ms >= r.ms)).toBe(true);
+  });
 });

@@ -1,0 +1,107 @@
+/**
+ * Where the library's synthesis time goes: a V8 CPU profile of the synth benchmark's two stacks at
+ * one size (warm, aws-cdk-lib's validation off, as the first synth table), each sample attributed
+ * to the innermost frame of the library's own code (`src/`) above it, so a row is what one library
+ * step costs with the aws-cdk-lib work it asks for. Samples with no library frame are aws-cdk-lib's
+ * (mostly `app.synth()`: resolving tokens, rendering, staging assets) and are what the floor pays too.
+ * Measured by profile-run.ts; this file only reads a profile and renders the section.
+ */
+import * as path from 'path';
+import type { Apart } from './results';
+
+/** The parts of a V8 `.cpuprofile` this reads. */
+export interface CpuProfile {
+  readonly nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  readonly samples: number[];
+  readonly timeDeltas: number[];
+}
+
+export interface ProfileSide {
+  /** CPU time of the process per synthesis (user + system, all threads). */
+  readonly cpuMs: number;
+  /** Sampled time on the main thread per synthesis. */
+  readonly sampledMs: number;
+  /** Of that, capturing and formatting stack traces (aws-cdk-lib's metadata traces, source-map-support under ts-node). */
+  readonly stackTraceMs: number;
+  /** Of that, garbage collection. */
+  readonly gcMs: number;
+}
+
+export interface ProfileResults extends Apart {
+  readonly functions: number;
+  readonly reps: number;
+  readonly library: ProfileSide & {
+    /** Per library function (name, file relative to src/), the time under it; largest first. */
+    readonly byLibraryFrame: { readonly where: string; readonly ms: number }[];
+    /** Sampled time with no library frame above it. */
+    readonly outsideMs: number;
+  };
+  readonly handWired: ProfileSide;
+}
+
+const isStackTrace = (f: CpuProfile['nodes'][number]['callFrame']): boolean =>
+  /^(captureCallStack|captureStackTrace|enhancedStackTrace|prepareStackTrace)$/.test(f.functionName) || f.url.includes('source-map-support');
+
+/** Splits a profile's samples (ms per synthesis over `reps`) by library frame, stack traces and GC. */
+export function attribute(profile: CpuProfile, srcRoot: string, reps: number) {
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + profile.timeDeltas[i] / 1000 / reps));
+  const parent = new Map<number, number>();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byFrame = new Map<string, number>();
+  let sampledMs = 0, stackTraceMs = 0, gcMs = 0, outsideMs = 0;
+  for (const [id, ms] of self) {
+    sampledMs += ms;
+    if (byId.get(id)!.callFrame.functionName === '(garbage collector)') gcMs += ms;
+    let libraryFrame: string | undefined;
+    let traced = false;
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      traced ||= isStackTrace(f);
+      const file = f.url.replace(/^file:\/\//, '');
+      if (file.startsWith(srcRoot + path.sep)) {
+        libraryFrame = `${f.functionName || '(anonymous)'} (${path.relative(srcRoot, file)})`;
+        break;
+      }
+    }
+    if (traced) stackTraceMs += ms;
+    if (libraryFrame) byFrame.set(libraryFrame, (byFrame.get(libraryFrame) ?? 0) + ms);
+    else outsideMs += ms;
+  }
+  const byLibraryFrame = [...byFrame].map(([where, ms]) => ({ where, ms })).sort((a, b) => b.ms - a.ms);
+  return { sampledMs, stackTraceMs, gcMs, outsideMs, byLibraryFrame };
+}
+
+const ms1 = (x: number): string => x.toFixed(1);
+const pct = (x: number, of: number): string => `${Math.round((100 * x) / of)} %`;
+
+/** The RESULTS.md section. */
+export function profileSection(p: ProfileResults): string {
+  const { library: l, handWired: h } = p;
+  const listed = l.byLibraryFrame.reduce((s, r) => s + r.ms, 0);
+  return [
+    `### Where the library's time goes (CPU profile, ${p.functions} functions)`,
+    '',
+    ...(p.measuredApart ? [`Measured apart from the run above: ${p.measuredApart}.`, ''] : []),
+    `\`benchmarks/profile.ts\`: V8's sampling profiler over ${p.reps} synthesizes of each stack of the table above at ${p.functions} functions, `
+      + 'warm (after 3 unprofiled ones), aws-cdk-lib\'s validation off, under ts-node as `cdk synth` runs a TypeScript app. '
+      + 'Each sample goes to the innermost frame of the library\'s own code above it, so a row is one library step with the '
+      + 'aws-cdk-lib work it asks for; per synthesis, in ms.',
+    '',
+    '| Library frame (file under `src/`) | ms | Share of library samples |',
+    '|---|---:|---:|',
+    ...l.byLibraryFrame.map((r) => `| \`${r.where}\` | ${ms1(r.ms)} | ${pct(r.ms, l.sampledMs)} |`),
+    `| other library frames | ${ms1(l.sampledMs - l.outsideMs - listed)} | ${pct(l.sampledMs - l.outsideMs - listed, l.sampledMs)} |`,
+    `| no library frame (aws-cdk-lib: \`app.synth()\`, resolving, rendering, assets) | ${ms1(l.outsideMs)} | ${pct(l.outsideMs, l.sampledMs)} |`,
+    '',
+    '| Side | CPU ms (all threads) | Sampled ms (main thread, wall) | Stack traces | Garbage collection |',
+    '|---|---:|---:|---:|---:|',
+    ...([['Library', l], ['Floor', h]] as const).map(([name, s]) =>
+      `| ${name} | ${ms1(s.cpuMs)} | ${ms1(s.sampledMs)} | ${ms1(s.stackTraceMs)} (${pct(s.stackTraceMs, s.sampledMs)}) | ${ms1(s.gcMs)} (${pct(s.gcMs, s.sampledMs)}) |`),
+    '',
+    'Stack traces: aws-cdk-lib captures one for each metadata entry it records with a trace (an acknowledged validator '
+      + 'finding among them; the library acknowledges its inherent cdk-nag findings per function) and source-map-support '
+      + `maps each under ts-node. Warm, in one process, the library's synthesis took ${(l.cpuMs / h.cpuMs).toFixed(2)}× the floor's CPU time.`,
+  ].join('\n');
+}
