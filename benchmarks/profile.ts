@@ -7,6 +7,7 @@
  * Measured by profile-run.ts; this file only reads a profile and renders the section.
  */
 import * as path from 'path';
+import { fileURLToPath } from 'url';
 import type { Apart } from './results';
 
 /** The parts of a V8 `.cpuprofile` this reads. */
@@ -17,7 +18,7 @@ export interface CpuProfile {
 }
 
 export interface ProfileSide {
-  /** CPU time of the process per synthesis (user + system, all threads). */
+  /** CPU time of the process per synthesis without the profiler (user + system, all threads). */
   readonly cpuMs: number;
   /** Sampled time on the main thread per synthesis. */
   readonly sampledMs: number;
@@ -33,7 +34,7 @@ export interface ProfileResults extends Apart {
   readonly library: ProfileSide & {
     /** Per library function (name, file relative to src/), the time under it; largest first. */
     readonly byLibraryFrame: { readonly where: string; readonly ms: number }[];
-    /** Sampled time with no library frame above it. */
+    /** Sampled time with no library frame above it, garbage collection apart. */
     readonly outsideMs: number;
   };
   readonly handWired: ProfileSide;
@@ -42,10 +43,17 @@ export interface ProfileResults extends Apart {
 const isStackTrace = (f: CpuProfile['nodes'][number]['callFrame']): boolean =>
   /^(captureCallStack|captureStackTrace|enhancedStackTrace|prepareStackTrace)$/.test(f.functionName) || f.url.includes('source-map-support');
 
-/** Splits a profile's samples (ms per synthesis over `reps`) by library frame, stack traces and GC. */
+/** A frame's file as a path (V8 gives `file://` URLs for ES modules and percent-encodes them). */
+const fileOf = (url: string): string => (url.startsWith('file:') ? fileURLToPath(url) : url);
+
+/**
+ * Splits a profile's samples (ms per synthesis over `reps`) by library frame, stack traces and GC.
+ * A sample stands for the interval after it (`timeDeltas[i + 1]`, as Chrome's DevTools count), so
+ * the gap from `Profiler.start` to the first sample counts for nothing.
+ */
 export function attribute(profile: CpuProfile, srcRoot: string, reps: number) {
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + profile.timeDeltas[i] / 1000 / reps));
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0) / 1000 / reps));
   const parent = new Map<number, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -53,17 +61,17 @@ export function attribute(profile: CpuProfile, srcRoot: string, reps: number) {
   let sampledMs = 0, stackTraceMs = 0, gcMs = 0, outsideMs = 0;
   for (const [id, ms] of self) {
     sampledMs += ms;
-    if (byId.get(id)!.callFrame.functionName === '(garbage collector)') gcMs += ms;
+    if (byId.get(id)!.callFrame.functionName === '(garbage collector)') {
+      gcMs += ms;
+      continue;
+    }
     let libraryFrame: string | undefined;
     let traced = false;
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const f = byId.get(at)!.callFrame;
       traced ||= isStackTrace(f);
-      const file = f.url.replace(/^file:\/\//, '');
-      if (file.startsWith(srcRoot + path.sep)) {
-        libraryFrame = `${f.functionName || '(anonymous)'} (${path.relative(srcRoot, file)})`;
-        break;
-      }
+      const file = fileOf(f.url);
+      if (!libraryFrame && file.startsWith(srcRoot + path.sep)) libraryFrame = `${f.functionName || '(anonymous)'} (${path.relative(srcRoot, file)})`;
     }
     if (traced) stackTraceMs += ms;
     if (libraryFrame) byFrame.set(libraryFrame, (byFrame.get(libraryFrame) ?? 0) + ms);
@@ -80,28 +88,33 @@ const pct = (x: number, of: number): string => `${Math.round((100 * x) / of)} %`
 export function profileSection(p: ProfileResults): string {
   const { library: l, handWired: h } = p;
   const listed = l.byLibraryFrame.reduce((s, r) => s + r.ms, 0);
+  const otherLibrary = l.sampledMs - l.outsideMs - l.gcMs - listed;
+  const row = (what: string, ms: number): string => `| ${what} | ${ms1(ms)} | ${pct(ms, l.sampledMs)} |`;
   return [
     `### Where the library's time goes (CPU profile, ${p.functions} functions)`,
     '',
     ...(p.measuredApart ? [`Measured apart from the run above: ${p.measuredApart}.`, ''] : []),
-    `\`benchmarks/profile.ts\`: V8's sampling profiler over ${p.reps} synthesizes of each stack of the table above at ${p.functions} functions, `
-      + 'warm (after 3 unprofiled ones), aws-cdk-lib\'s validation off, under ts-node as `cdk synth` runs a TypeScript app. '
-      + 'Each sample goes to the innermost frame of the library\'s own code above it, so a row is one library step with the '
-      + 'aws-cdk-lib work it asks for; per synthesis, in ms.',
+    `\`benchmarks/profile.ts\`: the two stacks of the first synth table at ${p.functions} functions, aws-cdk-lib's validation off, `
+      + 'under ts-node as `cdk synth` runs a TypeScript app, in one process: 3 warm-up synthesizes of each, '
+      + `then ${p.reps} of each alternating without the profiler (the CPU column below), then ${p.reps} of each under V8's `
+      + 'sampling profiler. Each sample goes to the innermost frame of the library\'s own code above it, so a row is one '
+      + 'library step with the aws-cdk-lib work it asks for; per synthesis, in ms of sampled main-thread time.',
     '',
-    '| Library frame (file under `src/`) | ms | Share of library samples |',
+    '| Library frame (file under `src/`) | ms | Share of the library side\'s sampled time |',
     '|---|---:|---:|',
-    ...l.byLibraryFrame.map((r) => `| \`${r.where}\` | ${ms1(r.ms)} | ${pct(r.ms, l.sampledMs)} |`),
-    `| other library frames | ${ms1(l.sampledMs - l.outsideMs - listed)} | ${pct(l.sampledMs - l.outsideMs - listed, l.sampledMs)} |`,
-    `| no library frame (aws-cdk-lib: \`app.synth()\`, resolving, rendering, assets) | ${ms1(l.outsideMs)} | ${pct(l.outsideMs, l.sampledMs)} |`,
+    ...l.byLibraryFrame.map((r) => row(`\`${r.where}\``, r.ms)),
+    row('other library frames', otherLibrary),
+    row('garbage collection', l.gcMs),
+    row('no library frame (aws-cdk-lib: `app.synth()`, resolving, rendering, assets; the stack\'s VPC)', l.outsideMs),
     '',
-    '| Side | CPU ms (all threads) | Sampled ms (main thread, wall) | Stack traces | Garbage collection |',
+    '| Side | CPU ms, unprofiled (all threads) | Sampled ms (main thread, wall) | Stack traces | Garbage collection |',
     '|---|---:|---:|---:|---:|',
     ...([['Library', l], ['Floor', h]] as const).map(([name, s]) =>
       `| ${name} | ${ms1(s.cpuMs)} | ${ms1(s.sampledMs)} | ${ms1(s.stackTraceMs)} (${pct(s.stackTraceMs, s.sampledMs)}) | ${ms1(s.gcMs)} (${pct(s.gcMs, s.sampledMs)}) |`),
     '',
     'Stack traces: aws-cdk-lib captures one for each metadata entry it records with a trace (an acknowledged validator '
       + 'finding among them; the library acknowledges its inherent cdk-nag findings per function) and source-map-support '
-      + `maps each under ts-node. Warm, in one process, the library's synthesis took ${(l.cpuMs / h.cpuMs).toFixed(2)}× the floor's CPU time.`,
+      + `maps each under ts-node. Warm and unprofiled, the library's synthesis took ${(l.cpuMs / h.cpuMs).toFixed(2)}× the floor's `
+      + 'CPU time here; the first synth table\'s ratios are medians of single synthesizes taken in turn across sizes, each after a full garbage collection.',
   ].join('\n');
 }

@@ -55,9 +55,13 @@ describe('README quick start', () => {
     // GIVEN the two commands the README promises
     const start = readmeOnly.indexOf('\n## The two commands\n');
     expect(start).toBeGreaterThan(readmeOnly.indexOf('\n## Quick start\n'));
-    const commands = /```bash\n([\s\S]*?)```/.exec(readmeOnly.slice(start))![1];
-    expect(commands).toContain('npx cdk synth');
-    expect(commands).toContain('npm run test:ci');
+    const section = readmeOnly.slice(start + 1).split(/\n## /)[0];
+    const fence = /```bash\n([\s\S]*?)```/.exec(section);
+    if (!fence) throw new Error('README.md "## The two commands" has no ```bash block');
+    // WHEN its commands are read (comments apart)
+    const commands = fence[1].split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    // THEN they are exactly setting up + synthesizing the integ app, and the test command
+    expect(commands).toEqual(['npm ci && npx cdk synth', 'npm ci && npm run test:ci']);
 
     // THEN CI runs that same test command
     expect(fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8')).toMatch(/^npm run test:ci$/m);
