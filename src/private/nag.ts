@@ -8,10 +8,19 @@ export const VPC_ACCESS_POLICY = 'Policy::arn:<AWS::Partition>:iam::aws:policy/s
 /**
  * Records, on `scope`, that a validator finding is inherent and why, through aws-cdk-lib's
  * acknowledged-rules metadata (what cdk-nag 3 reads), so users of the construct inherit a
- * report without it. Nothing is written to the template.
+ * report without it. Nothing is written to the template. aws-cdk-lib builds a stack trace for
+ * each acknowledgment that constructs' `addMetadata` then drops (it has no `stackTraceOverride`);
+ * with no frames to gather that costs nothing, where it was a tenth of a mounted function's
+ * synthesis (benchmarks/RESULTS.md, "Where the library's time goes").
  */
 export function acknowledge(scope: IConstruct, id: string, reason: string): void {
-  Validations.of(scope).acknowledge({ id, reason });
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    Validations.of(scope).acknowledge({ id, reason });
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /**
