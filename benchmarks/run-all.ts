@@ -158,7 +158,7 @@ async function measure(sections: readonly Section[], quick: boolean, synthReps: 
     synth = synthResults(rows, synthReps, validated, validatedReps);
   }
   const profile = wanted('profile')
-    ? await timed('profile', durations, () => runProfile(PROFILE_FUNCTIONS, quick ? 5 : 10))
+    ? await timed('profile', durations, () => runProfile(PROFILE_FUNCTIONS, quick ? 10 : 20))
     : undefined;
   if (wanted('templates')) {
     // The sizes one stack holds (the timings also go past it).
