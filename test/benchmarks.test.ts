@@ -80,6 +80,7 @@ describe('the formatter', () => {
     const fresh: BenchResults = {
       ...r,
       about: undefined,
+      synth: { ...r.synth, measuredApart: undefined },
       templates: { ...r.templates, measuredApart: undefined },
       bundles: { ...r.bundles, measuredApart: undefined },
       profile: { ...r.profile!, measuredApart: undefined },
