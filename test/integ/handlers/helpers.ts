@@ -1,13 +1,38 @@
 /** Small helpers shared by the handler tests (not a test file itself). */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { processMount } from '../../../integ/handlers/processor-s3files/index';
 
 export function tempMount(): { path: string; cleanup(): void } {
   const path = mkdtempSync(join(tmpdir(), 's3files-mount-'));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * What the processor-s3files suites share: a temp mount with inbox/, made before each test of the
+ * calling file and removed after it (mocks restored), and the accessors on it. Call at file level.
+ */
+export function processorMount() {
+  let mount: ReturnType<typeof tempMount>;
+  beforeEach(() => {
+    mount = tempMount();
+    mkdirSync(join(mount.path, 'inbox'));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    mount.cleanup();
+  });
+  const p = (...parts: string[]) => join(mount.path, ...parts);
+  return {
+    /** This test's mount directory. */
+    mountDir: () => mount.path,
+    p,
+    inbox: (name: string, data: string | Buffer) => writeFileSync(p('inbox', name), data),
+    run: (extra: Partial<Parameters<typeof processMount>[0]> = {}) => processMount({ mountPath: mount.path, concurrency: 4, ...extra }),
+  };
 }
 
 /** Points the handlers' SDK clients at moto (S3) and the local Lambda endpoint, with dummy credentials. */

@@ -7,26 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { list, tempMount } from './helpers';
-import { handler, processMount } from '../../../integ/handlers/processor-s3files/index';
+import { list, processorMount, tempMount } from './helpers';
+import { handler } from '../../../integ/handlers/processor-s3files/index';
 
 // A configurable copy of fs/promises, so single calls can be made to fail (the real one is frozen).
 jest.mock('node:fs/promises', () => ({ ...jest.requireActual('node:fs/promises') }));
 const fsp: typeof import('node:fs/promises') = jest.requireMock('node:fs/promises');
 
-let mount: ReturnType<typeof tempMount>;
-beforeEach(() => {
-  mount = tempMount();
-  fs.mkdirSync(join(mount.path, 'inbox'));
-});
-afterEach(() => {
-  jest.restoreAllMocks();
-  mount.cleanup();
-});
-
-const p = (...parts: string[]) => join(mount.path, ...parts);
-const inbox = (name: string, data: string | Buffer) => fs.writeFileSync(p('inbox', name), data);
-const run = (extra: Partial<Parameters<typeof processMount>[0]> = {}) => processMount({ mountPath: mount.path, concurrency: 4, ...extra });
+const { mountDir, p, inbox, run } = processorMount();
 const setTimes = (path: string, at: Date) => fs.utimesSync(path, at, at);
 const resultData = (name: string) => fs.readFileSync(p('processed', name, name), 'utf8');
 /** The one run directory under failed/ and what it holds. */
@@ -186,7 +174,7 @@ describe('failed/ keeps every upload of a name (two of one name failing in one r
     const realRename = fsp.rename;
     let failedOnce = false;
     jest.spyOn(fsp, 'rename').mockImplementation(async (from, to) => {
-      if (!failedOnce && String(to).includes(`${join(mount.path, 'failed')}/`)) {
+      if (!failedOnce && String(to).includes(`${join(mountDir(), 'failed')}/`)) {
         failedOnce = true;
         throw Object.assign(new Error(`EIO: i/o error, rename '${String(from)}'`), { code: 'EIO' });
       }
@@ -354,7 +342,7 @@ describe('the function\'s timeout', () => {
 
   test('a timeout too short to ever start a chunk fails naming the timeout, instead of deferring forever', async () => {
     // GIVEN a mounted inbox with a file, and Lambda's default 3 s timeout
-    process.env.MOUNT_PATH = mount.path;
+    process.env.MOUNT_PATH = mountDir();
     process.env.POWERTOOLS_METRICS_DISABLED = 'true';
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
     inbox('a.txt', 'a\n');

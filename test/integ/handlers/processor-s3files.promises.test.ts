@@ -6,26 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { AccessPointUser, list, RUNS_AS_ROOT, tempMount } from './helpers';
-import { processMount } from '../../../integ/handlers/processor-s3files/index';
+import { AccessPointUser, list, processorMount, RUNS_AS_ROOT } from './helpers';
 
 // A configurable copy of fs/promises, so one call can be made to wait for another run (the real one is frozen).
 jest.mock('node:fs/promises', () => ({ ...jest.requireActual('node:fs/promises') }));
 const fsp: typeof import('node:fs/promises') = jest.requireMock('node:fs/promises');
 
-let mount: ReturnType<typeof tempMount>;
-beforeEach(() => {
-  mount = tempMount();
-  fs.mkdirSync(join(mount.path, 'inbox'));
-});
-afterEach(() => {
-  jest.restoreAllMocks();
-  mount.cleanup();
-});
-
-const p = (...parts: string[]) => join(mount.path, ...parts);
-const inbox = (name: string, data: string | Buffer) => fs.writeFileSync(p('inbox', name), data);
-const run = (extra: Partial<Parameters<typeof processMount>[0]> = {}) => processMount({ mountPath: mount.path, concurrency: 4, ...extra });
+const { mountDir, p, inbox, run } = processorMount();
 const setTimes = (path: string, at: Date) => fs.utimesSync(path, at, at);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Every file under failed/ (`<run dir>/<name>`, the hidden record directory left out) with its text. */
@@ -89,7 +76,7 @@ describe('"every file in inbox/ is processed once into processed/<name>/, or rep
     // GIVEN a binary file
     inbox('bin.dat', Buffer.from([0, 1, 2]));
     // WHEN the processor runs with a trailing slash on its mount path
-    const result = await run({ mountPath: `${mount.path}/` });
+    const result = await run({ mountPath: `${mountDir()}/` });
     // THEN the report names the directory that holds the file
     const dir = /\(moved to (failed\/[^/]+)\/\)$/.exec(result.errors[0]?.error ?? '')?.[1];
     expect(dir).toBeDefined();

@@ -5,27 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { AccessPointUser, list, RUNS_AS_ROOT, tempMount } from './helpers';
-import { MAX_ATTEMPTS, processMount } from '../../../integ/handlers/processor-s3files/index';
+import { AccessPointUser, list, processorMount, RUNS_AS_ROOT } from './helpers';
+import { MAX_ATTEMPTS } from '../../../integ/handlers/processor-s3files/index';
 import { countText } from '../../../integ/handlers/shared/text-stats';
 
 // A configurable copy of fs/promises, so single calls can be made to fail (the real one is frozen).
 jest.mock('node:fs/promises', () => ({ ...jest.requireActual('node:fs/promises') }));
 const fsp: typeof import('node:fs/promises') = jest.requireMock('node:fs/promises');
 
-let mount: ReturnType<typeof tempMount>;
-beforeEach(() => {
-  mount = tempMount();
-  fs.mkdirSync(join(mount.path, 'inbox'));
-});
-afterEach(() => {
-  jest.restoreAllMocks();
-  mount.cleanup();
-});
-
-const p = (...parts: string[]) => join(mount.path, ...parts);
-const inbox = (name: string, data: string | Buffer) => fs.writeFileSync(p('inbox', name), data);
-const run = (extra: Partial<Parameters<typeof processMount>[0]> = {}) => processMount({ mountPath: mount.path, concurrency: 4, ...extra });
+const { p, inbox, run } = processorMount();
 /** Set a path's times `seconds` into the past, as if the server's clock had moved on since it changed. */
 function age(path: string, seconds: number): void {
   const t = new Date(Date.now() - seconds * 1000);
