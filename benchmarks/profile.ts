@@ -9,6 +9,7 @@
 import * as path from 'path';
 import { fileURLToPath } from 'url';
 import type { Apart } from './results';
+import { renderTable } from '../integ/handlers/shared/markdown';
 
 /** The parts of a V8 `.cpuprofile` this reads. */
 export interface CpuProfile {
@@ -89,7 +90,7 @@ export function profileSection(p: ProfileResults): string {
   const { library: l, handWired: h } = p;
   const listed = l.byLibraryFrame.reduce((s, r) => s + r.ms, 0);
   const otherLibrary = l.sampledMs - l.outsideMs - l.gcMs - listed;
-  const row = (what: string, ms: number): string => `| ${what} | ${ms1(ms)} | ${pct(ms, l.sampledMs)} |`;
+  const row = (what: string, ms: number): string[] => [what, ms1(ms), pct(ms, l.sampledMs)];
   return [
     `### Where the library's time goes (CPU profile, ${p.functions} functions)`,
     '',
@@ -100,17 +101,16 @@ export function profileSection(p: ProfileResults): string {
       + 'sampling profiler. Each sample goes to the innermost frame of the library\'s own code above it, so a row is one '
       + 'library step with the aws-cdk-lib work it asks for; per synthesis, in ms of sampled main-thread time.',
     '',
-    '| Library frame (file under `src/`) | ms | Share of the library side\'s sampled time |',
-    '|---|---:|---:|',
-    ...l.byLibraryFrame.map((r) => row(`\`${r.where}\``, r.ms)),
-    row('other library frames', otherLibrary),
-    row('garbage collection', l.gcMs),
-    row('no library frame (aws-cdk-lib: `app.synth()`, resolving, rendering, assets; the stack\'s VPC)', l.outsideMs),
+    renderTable(['Library frame (file under `src/`)', 'ms', 'Share of the library side\'s sampled time'], [
+      ...l.byLibraryFrame.map((r) => row(`\`${r.where}\``, r.ms)),
+      row('other library frames', otherLibrary),
+      row('garbage collection', l.gcMs),
+      row('no library frame (aws-cdk-lib: `app.synth()`, resolving, rendering, assets; the stack\'s VPC)', l.outsideMs),
+    ]),
     '',
-    '| Side | CPU ms, unprofiled (all threads) | Sampled ms (main thread, wall) | Stack traces | Garbage collection |',
-    '|---|---:|---:|---:|---:|',
-    ...([['Library', l], ['Floor', h]] as const).map(([name, s]) =>
-      `| ${name} | ${ms1(s.cpuMs)} | ${ms1(s.sampledMs)} | ${ms1(s.stackTraceMs)} (${pct(s.stackTraceMs, s.sampledMs)}) | ${ms1(s.gcMs)} (${pct(s.gcMs, s.sampledMs)}) |`),
+    renderTable(['Side', 'CPU ms, unprofiled (all threads)', 'Sampled ms (main thread, wall)', 'Stack traces', 'Garbage collection'],
+      ([['Library', l], ['Floor', h]] as const).map(([name, s]) => [name, ms1(s.cpuMs), ms1(s.sampledMs),
+        `${ms1(s.stackTraceMs)} (${pct(s.stackTraceMs, s.sampledMs)})`, `${ms1(s.gcMs)} (${pct(s.gcMs, s.sampledMs)})`])),
     '',
     'Stack traces: aws-cdk-lib captures one for each construct it creates and each metadata entry it records with a trace, '
       + 'and source-map-support maps each under ts-node (the library\'s cdk-nag acknowledgments gather none: src/private/nag.ts). '
